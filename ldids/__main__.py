@@ -1,0 +1,3 @@
+from ldids.cli import run
+
+run()

@@ -1,0 +1,206 @@
+"""Character classes and scanners shared by the schemes.
+
+The OAI identifier format and the POI both restrict the "general, absolute URI" syntax of
+RFC 2396 and reuse its ``reserved``/``unreserved``/``uric`` sets; info:fedora URIs and
+handles are written in RFC 3986 terms. The sets are spelled out here once.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterator
+
+from ldids.errors import Problem
+
+ASCII_ALPHA = frozenset(string.ascii_letters)
+ALPHANUM = frozenset(string.ascii_letters + string.digits)
+HEX_UPPER = frozenset("0123456789ABCDEF")
+HEX_ANY = frozenset(string.hexdigits)
+
+# RFC 2396 §2.2 and §2.3, as copied into the OAI identifier and POI texts.
+RFC2396_RESERVED = frozenset(";/?:@&=+$,")
+RFC2396_MARK = frozenset("-_.!~*'()")
+RFC2396_UNRESERVED = ALPHANUM | RFC2396_MARK
+
+# RFC 3986 §2.3 unreserved and §3.3 pchar (without pct-encoded).
+RFC3986_UNRESERVED = ALPHANUM | frozenset("-._~")
+RFC3986_SUB_DELIMS = frozenset("!$&'()*+,;=")
+RFC3986_PCHAR = RFC3986_UNRESERVED | RFC3986_SUB_DELIMS | frozenset(":@")
+
+# Regex fragments for the fast paths of the OAI and POI schemes (same ABNF in both texts).
+DOMAIN_PATTERN = r"[A-Za-z][A-Za-z0-9\-]*(?:\.[A-Za-z][A-Za-z0-9\-]*)+"
+URIC_UNESCAPED_PATTERN = r"[A-Za-z0-9;/?:@&=+$,\-_.!~*'()]"
+
+# Characters that may not stand unescaped anywhere in an IRI (RFC 3987 §2.2 excludes
+# them from every production): controls, space and the "unwise" delimiters.
+_IRI_FORBIDDEN = re.compile(r'[\x00-\x20\x7f-\x9f<>"{}|\\^`]')
+
+
+def iri_forbidden(text: str) -> Iterator[int]:
+    """Offsets of characters that cannot stand in any IRI."""
+    for match in _IRI_FORBIDDEN.finditer(text):
+        yield match.start()
+
+
+def describe(ch: str) -> str:
+    """A character as people read it in an error message: ``'<'`` or ``U+00A0``."""
+    if ch.isprintable() and not ch.isspace():
+        return repr(ch)
+    return f"U+{ord(ch):04X}"
+
+
+def check_domain_namespace(text: str, start: int, end: int, prefix: str) -> list[Problem]:
+    """Problems with ``text[start:end]`` as an OAI/POI ``namespace-identifier``.
+
+    namespace-identifier = domainname-word "." domainname
+    domainname           = domainname-word [ "." domainname ]
+    domainname-word      = alpha *( alphanum | "-" )
+
+    (OAI identifier format §2; POI §2.) The XSD pattern of the OAI text asks for labels of
+    two or more characters after the first; the ABNF, which is normative, does not.
+    """
+    problems: list[Problem] = []
+    if start == end:
+        return [Problem(f"{prefix}.empty-namespace", "the namespace-identifier is empty", start, end)]
+    label_start = start
+    labels = 0
+    for position in range(start, end + 1):
+        if position < end and text[position] != ".":
+            continue
+        labels += 1
+        if label_start == position:
+            problems.append(
+                Problem(f"{prefix}.empty-label", "a domain name label is empty", label_start, position + 1 if position < end else position)
+            )
+        elif text[label_start] not in ASCII_ALPHA:
+            problems.append(
+                Problem(
+                    f"{prefix}.label-start",
+                    "a domain name label must start with a letter (A-Z, a-z)",
+                    label_start,
+                    label_start + 1,
+                )
+            )
+        for offset in range(label_start + 1, position):
+            ch = text[offset]
+            if ch not in ALPHANUM and ch != "-":
+                problems.append(
+                    Problem(
+                        f"{prefix}.namespace-character",
+                        f"{describe(ch)} is not allowed in a domain name label (letters, digits, '-')",
+                        offset,
+                        offset + 1,
+                    )
+                )
+        label_start = position + 1
+    if labels < 2 and not problems:
+        problems.append(
+            Problem(
+                f"{prefix}.namespace-not-domain",
+                "the namespace-identifier must be a domain name with at least two labels (example.org)",
+                start,
+                end,
+            )
+        )
+    return problems
+
+
+def check_uric_run(text: str, start: int, prefix: str) -> list[Problem]:
+    """Problems with ``text[start:]`` as ``1*uric`` under the OAI/POI escaping rules.
+
+    Every character must be reserved, unreserved or an escape "%" hex hex whose hex digits
+    are upper case; characters in the reserved and unreserved sets must not be escaped
+    (OAI identifier format §2, POI §2).
+    """
+    problems: list[Problem] = []
+    end = len(text)
+    if start >= end:
+        return [Problem(f"{prefix}.empty-local-identifier", "the local-identifier is empty", start, end)]
+    position = start
+    while position < end:
+        ch = text[position]
+        if ch == "%":
+            digits = text[position + 1 : position + 3]
+            if len(digits) < 2 or not all(d in HEX_ANY for d in digits):
+                problems.append(
+                    Problem(f"{prefix}.bad-escape", "'%' must be followed by two hex digits", position, position + 1 + len(digits))
+                )
+                position += 1
+                continue
+            span_end = position + 3
+            if not all(d in HEX_UPPER for d in digits):
+                problems.append(
+                    Problem(
+                        f"{prefix}.lowercase-hex",
+                        f"escapes must use upper-case hex digits (%{digits.upper()}, not %{digits})",
+                        position,
+                        span_end,
+                    )
+                )
+            decoded = chr(int(digits, 16))
+            if decoded in RFC2396_RESERVED:
+                problems.append(
+                    Problem(
+                        f"{prefix}.escaped-reserved",
+                        f"reserved character {decoded!r} must not be escaped",
+                        position,
+                        span_end,
+                    )
+                )
+            elif decoded in RFC2396_UNRESERVED:
+                problems.append(
+                    Problem(
+                        f"{prefix}.escaped-unreserved",
+                        f"unreserved character {decoded!r} must not be escaped",
+                        position,
+                        span_end,
+                    )
+                )
+            position = span_end
+            continue
+        if ch not in RFC2396_RESERVED and ch not in RFC2396_UNRESERVED:
+            problems.append(
+                Problem(
+                    f"{prefix}.invalid-character",
+                    f"{describe(ch)} is not allowed in the local-identifier; it must be escaped as {percent_encode(ch)}",
+                    position,
+                    position + 1,
+                )
+            )
+        position += 1
+    return problems
+
+
+def percent_encode(text: str, safe: frozenset[str] = frozenset()) -> str:
+    """UTF-8 percent-encode every character of ``text`` not in ``safe``, upper-case hex."""
+    out: list[str] = []
+    for ch in text:
+        if ch in safe:
+            out.append(ch)
+        else:
+            out.extend(f"%{byte:02X}" for byte in ch.encode("utf-8", "surrogatepass"))
+    return "".join(out)
+
+
+def escape_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
+    """(start, end) of each syntactically complete ``%HH`` escape in ``text[start:end]``."""
+    stop = len(text) if end is None else end
+    position = text.find("%", start, stop)
+    while position != -1:
+        if position + 3 <= stop and text[position + 1] in HEX_ANY and text[position + 2] in HEX_ANY:
+            yield position, position + 3
+            position = text.find("%", position + 3, stop)
+        else:
+            position = text.find("%", position + 1, stop)
+
+
+# XML 1.0 (Fifth Edition) §2.3 NameStartChar and NameChar, minus ":" (Namespaces in XML
+# §3, NCName). Fedora datastream ids and method names are NCNames.
+_NCNAME_START = (
+    "A-Z_a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff\u200c-\u200d"
+    "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff"
+)
+_NCNAME_REST = _NCNAME_START + r"\-.0-9\u00b7\u0300-\u036f\u203f-\u2040"
+NCNAME_RE = re.compile(f"[{_NCNAME_START}][{_NCNAME_REST}]*")
+NCNAME_CHAR_RE = re.compile(f"[{_NCNAME_REST}]")

@@ -1,0 +1,88 @@
+"""Problems found in identifiers, and the one exception type ldids raises for them.
+
+Every problem has a stable dotted code (``oai.lowercase-hex``) that the CLI, the HTTP
+JSON and the tests all key on, a human message, and a 0-based character span into the
+text that was checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["InputError", "LdidsError", "ParseError", "Problem", "render_caret"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason why a text is not a valid identifier of some scheme."""
+
+    code: str
+    message: str
+    start: int
+    end: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code, "message": self.message, "start": self.start, "end": self.end}
+
+
+class LdidsError(Exception):
+    """Base class of every error ldids raises on purpose."""
+
+
+class ParseError(LdidsError, ValueError):
+    """A text is not a valid identifier; carries every problem found, first one first.
+
+    >>> from ldids import pid
+    >>> try:
+    ...     pid.parse("demo 1")
+    ... except ParseError as error:
+    ...     print(error.code, error.span)
+    pid.missing-separator (4, 5)
+    """
+
+    def __init__(self, source: str, problems: list[Problem]) -> None:
+        if not problems:
+            raise ValueError("a ParseError needs at least one problem")
+        self.source = source
+        self.problems = tuple(problems)
+        first = problems[0]
+        self.code = first.code
+        self.message = first.message
+        self.span = (first.start, first.end)
+        super().__init__(render_caret(source, first))
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Keep the error picklable, so it can cross process boundaries (workers).
+        return (ParseError, (self.source, list(self.problems)))
+
+
+def render_caret(source: str, problem: Problem, indent: str = "    ") -> str:
+    """The problem as two or three lines, with a caret under the offending characters.
+
+    >>> print(render_caret("oai:wibble.org:ab%2Fcd",
+    ...       Problem("oai.escaped-reserved", "reserved character must not be escaped", 17, 20)))
+    reserved character must not be escaped [oai.escaped-reserved]
+        oai:wibble.org:ab%2Fcd
+                         ^~~
+    """
+    # Control characters would break the alignment; show them as U+FFFD-free escapes.
+    shown = "".join(ch if ch.isprintable() else "?" for ch in source)
+    start = min(problem.start, len(shown))
+    width = max(1, problem.end - problem.start)
+    marker = "^" + "~" * (width - 1)
+    return f"{problem.message} [{problem.code}]\n{indent}{shown}\n{indent}{' ' * start}{marker}"
+
+
+class InputError(LdidsError):
+    """Input that could not be read at all (malformed XML, unreadable file): says where.
+
+    ``line`` and ``column`` are 1-based, as editors show them; either may be unknown.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, line: int | None = None, column: int | None = None) -> None:
+        self.source = source
+        self.line = line
+        self.column = column
+        where = ":".join(str(part) for part in (source, line, column) if part is not None)
+        super().__init__(f"{where}: {message}" if where else message)
+        self.message = message

@@ -1,0 +1,109 @@
+"""PURL-based Object Identifiers (scheme ``poi``): ``http://purl.org/poi/arXiv.org/hep-th/9901001``.
+
+Spec: "The PURL-based Object Identifier (POI)", §2::
+
+    "http://purl.org/poi/" namespace-identifier "/" local-identifier
+
+with the namespace and local part of the oai-identifier (same ABNF, same escaping rules).
+Only the first '/' after the namespace separates. Decided in DESIGN.md §1: scheme and
+host compare case-insensitively and a default port is dropped, so ``HTTP://PURL.ORG:80``
+and ``https://purl.org`` forms normalize to ``http://purl.org/poi/``; the path is
+case-sensitive. POI ↔ oai-identifier is the mapping of POI §4.
+
+>>> str(parse("HTTPS://PURL.ORG:443/poi/arXiv.org/hep-th/9901001"))
+'http://purl.org/poi/arXiv.org/hep-th/9901001'
+>>> str(from_oai("oai:xtcat.oclc.org:OCLCNo/ocm41020136"))
+'http://purl.org/poi/xtcat.oclc.org/OCLCNo/ocm41020136'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ldids import oai
+from ldids._chars import DOMAIN_PATTERN, URIC_UNESCAPED_PATTERN, check_domain_namespace
+from ldids.errors import ParseError, Problem
+from ldids.oai import POI_PREFIX, OaiIdentifier
+from ldids.scheme import Scheme
+
+__all__ = ["POI_PREFIX", "SCHEME", "Poi", "assign", "check", "claims", "from_oai", "normalize", "parse", "to_oai"]
+
+_PREFIX_RE = re.compile(r"(?i:(https?)://(purl\.org))(?::(\d*))?/poi/")
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+#: Valid POIs in normal form without escapes: the fast path.
+NORMALIZED_RE = re.compile(f"{re.escape(POI_PREFIX)}{DOMAIN_PATTERN}/{URIC_UNESCAPED_PATTERN}+")
+
+
+@dataclass(frozen=True, slots=True)
+class Poi:
+    """A valid POI."""
+
+    namespace: str
+    local: str
+
+    def __str__(self) -> str:
+        return f"{POI_PREFIX}{self.namespace}/{self.local}"
+
+    @property
+    def iri(self) -> str:
+        return str(self)
+
+    @property
+    def profile(self) -> None:
+        return None
+
+    def to_oai(self) -> OaiIdentifier:
+        """Strip the PURL prefix, the first '/' becomes ':', add 'oai:' (POI §4)."""
+        return OaiIdentifier(self.namespace, self.local)
+
+
+def claims(text: str) -> bool:
+    """Whether ``text`` starts like a POI: http(s)://purl.org[:port]/poi/ (scheme and host in any case)."""
+    return _PREFIX_RE.match(text) is not None
+
+
+def _scan(text: str) -> tuple[Poi | None, list[Problem]]:
+    match = _PREFIX_RE.match(text)
+    if match is None:
+        return None, [Problem("poi.prefix", f"a POI starts with {POI_PREFIX!r}", 0, min(len(text), len(POI_PREFIX)))]
+    scheme, port = match.group(1).lower(), match.group(3)
+    # An empty port is the default one (RFC 3986 §6.2.3).
+    if port and port.lstrip("0") != _DEFAULT_PORTS[scheme]:
+        # Another port is another web address, not the PURL service.
+        return None, [Problem("poi.port", f"a POI is served on the default port of {scheme}", match.start(3) - 1, match.end(3))]
+    namespace, local, problems = oai.scan_parts(text, match.end(), "/", "poi")
+    return (None, problems) if problems else (Poi(namespace, local), [])
+
+
+def _equivalents(value: Poi) -> tuple[str, ...]:
+    return (str(value.to_oai()),)
+
+
+SCHEME: Scheme[Poi] = Scheme("poi", _scan, claims, normalized=NORMALIZED_RE, iri_of_normalized=str, equivalents=_equivalents)
+check = SCHEME.check
+parse = SCHEME.parse
+normalize = SCHEME.normalize
+
+
+def from_oai(identifier: str | OaiIdentifier) -> Poi:
+    """The POI of an oai-identifier (POI §4); raises ParseError if it is invalid."""
+    value = identifier if isinstance(identifier, OaiIdentifier) else oai.parse(identifier)
+    return Poi(value.namespace, value.local)
+
+
+def to_oai(poi: str | Poi) -> OaiIdentifier:
+    """The oai-identifier of a POI (POI §4, the reverse algorithm)."""
+    return (poi if isinstance(poi, Poi) else parse(poi)).to_oai()
+
+
+def assign(namespace: str, local: str) -> Poi:
+    """Assign a POI explicitly (POI §3): a domain, a local name, escaped as needed.
+
+    >>> str(assign("bath.ac.uk", "lisap 2003"))
+    'http://purl.org/poi/bath.ac.uk/lisap%202003'
+    """
+    problems = check_domain_namespace(namespace, 0, len(namespace), "poi")
+    if problems:
+        raise ParseError(namespace, problems)
+    return parse(f"{POI_PREFIX}{namespace}/{oai.escape_local(local)}")

@@ -1,0 +1,209 @@
+"""Handles and CORDRA identifiers: every URI encoding in the two CORDRA texts, generic
+handles from real data, resolvers and minting."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from ldids import handle
+from ldids.errors import ParseError
+
+GUID = "F58FB49EB1F848f0A606E84CEF294BE5"  # as the spec writes it: one lower-case 'f'
+GUID_UPPER = "F58FB49EB1F848F0A606E84CEF294BE5"
+
+# The spec's two example resolvers (sic: "hld.handle.net" is the text's own spelling).
+SPEC_RESOLVERS = (*handle.DEFAULT_RESOLVERS, handle.Resolver("hld.handle.net"), handle.Resolver("arrow.resolver.au.gov:2641", "hdl"))
+SPEC = handle.make_scheme(SPEC_RESOLVERS)
+
+
+@pytest.mark.parametrize(
+    ("text", "normalized", "form"),
+    [
+        # "Encoding CORDRA Identifiers in URI Syntax": host, path and both HTTP encodings.
+        (f"hdl://100.102/{GUID}", f"hdl://100.102/{GUID_UPPER}", "host"),
+        (f"hdl:100.102/{GUID}", f"hdl:100.102/{GUID_UPPER}", "path"),
+        (f"http://hld.handle.net/100.102/{GUID}", f"http://hld.handle.net/100.102/{GUID_UPPER}", "http"),
+        (
+            f"http://arrow.resolver.au.gov:2641/hdl/100.102/{GUID}",
+            f"http://arrow.resolver.au.gov:2641/hdl/100.102/{GUID_UPPER}",
+            "http",
+        ),
+        # "The URI scheme SHALL be case insensitive."
+        (f"HDL:100.102/{GUID}", f"hdl:100.102/{GUID_UPPER}", "path"),
+        (f"Hdl://100.102/{GUID}", f"hdl://100.102/{GUID_UPPER}", "host"),
+        # The spec documents' own CORDRA ids ("CORDRA ID: H [2000.01/...]"), as URIs.
+        ("hdl:2000.01/F58FB49EB1F848F0A606E84CEF294BE5", "hdl:2000.01/F58FB49EB1F848F0A606E84CEF294BE5", "path"),
+        ("hdl:2000.01/f58fb49eb1f848f0a606e84cef294be5", "hdl:2000.01/F58FB49EB1F848F0A606E84CEF294BE5", "path"),
+        # Optional query and fragment, kept byte for byte.
+        (f"hdl:100.102/{GUID}?Version=2&x=%2f#Part%3a1", f"hdl:100.102/{GUID_UPPER}?Version=2&x=%2f#Part%3a1", "path"),
+        (f"hdl:100.102/{GUID}#frag", f"hdl:100.102/{GUID_UPPER}#frag", "path"),
+        # Resolver scheme and host are case-insensitive; the default port is dropped.
+        (f"HTTPS://HDL.Handle.Net:443/100.102/{GUID}", f"https://hdl.handle.net/100.102/{GUID_UPPER}", "http"),
+        (f"http://arrow.resolver.au.gov:2641/hdl/100.102/{GUID}", f"http://arrow.resolver.au.gov:2641/hdl/100.102/{GUID_UPPER}", "http"),
+    ],
+)
+def test_cordra_encodings(text: str, normalized: str, form: str) -> None:
+    value = SPEC.parse(text)
+    assert str(value) == normalized
+    assert value.form == form
+    assert value.profile == "cordra"
+    tail = normalized[normalized.index(GUID_UPPER) + 32 :]
+    assert value.iri == f"hdl:{value.naming_authority}/{GUID_UPPER}{tail}"
+    assert value.iri.startswith("hdl:100.102/") or value.iri.startswith("hdl:2000.01/")
+    assert SPEC.normalize(normalized) == normalized
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The spec documents' own CORDRA ids ("CORDRA ID: H [2000.01/...]"), as URIs.
+        "hdl:2000.01/EEF4DF17361A42E2B975E554663B70C3",
+        "hdl:2000.01/F4FBE5D290194191AAD3A1EFE79D6C5A",
+        "hdl:2000.01/FFEE9F72B00C4189B137ECD34188B94E",
+        "hdl:2000.01/A3D8BE7457C943FFB66ED4583059A8BA",
+    ],
+)
+def test_the_specs_own_ids(text: str) -> None:
+    value = handle.parse(text)
+    assert (value.profile, str(value), value.iri) == ("cordra", text, text)
+
+
+def test_all_cordra_encodings_share_one_canonical_iri() -> None:
+    forms = [
+        f"hdl://100.102/{GUID}",
+        f"hdl:100.102/{GUID}",
+        f"http://hld.handle.net/100.102/{GUID}",
+        f"http://arrow.resolver.au.gov:2641/hdl/100.102/{GUID}",
+        f"https://hdl.handle.net/100.102/{GUID.lower()}",
+    ]
+    assert {SPEC.canonical(text) for text in forms} == {f"hdl:100.102/{GUID_UPPER}"}
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        # Real data (pyoai's DSpace responses): generic handles, not CORDRA, case kept.
+        ("hdl:1765/315", "hdl:1765/315"),
+        ("http://hdl.handle.net/1765/9", "hdl:1765/9"),
+        ("https://hdl.handle.net/1765/9", "hdl:1765/9"),
+        # Other generic handles keep their case: DOIs, UUIDs with hyphens, short hex.
+        ("hdl:10.1000/ABC.def", "hdl:10.1000/ABC.def"),
+        ("hdl:20.500.12345/f58fb49e-b1f8-48f0-a606-e84cef294be5", "hdl:20.500.12345/f58fb49e-b1f8-48f0-a606-e84cef294be5"),
+        ("hdl:100.102/abcdef", "hdl:100.102/abcdef"),
+        # A 32-hex local name under a non-numeric naming authority is no CORDRA id.
+        ("hdl:0.NA/f58fb49eb1f848f0a606e84cef294be5", "hdl:0.NA/f58fb49eb1f848f0a606e84cef294be5"),
+        # Resolver URLs are percent-decoded; written back into a URI, needless escapes go.
+        ("http://hdl.handle.net/1765/%41bc", "hdl:1765/Abc"),
+        ("http://hdl.handle.net/10.1000/a%2Fb", "hdl:10.1000/a/b"),
+        ("hdl:1765/café", "hdl:1765/caf%C3%A9"),
+        ("hdl:1765/caf%c3%a9", "hdl:1765/caf%C3%A9"),
+        ("hdl:1765/a%3Fb", "hdl:1765/a%3Fb"),
+        ("hdl:1765/a/b/c", "hdl:1765/a/b/c"),
+    ],
+)
+def test_generic_handles(text: str, canonical: str) -> None:
+    value = handle.parse(text)
+    assert value.profile is None
+    assert value.iri == canonical
+    assert handle.SCHEME.canonical(text) == canonical
+
+
+def test_equivalents_are_the_other_uri_encodings() -> None:
+    value = handle.parse("hdl:1765/315")
+    assert handle.SCHEME.equivalents(value) == (
+        "hdl://1765/315",
+        "https://hdl.handle.net/1765/315",
+        "http://hdl.handle.net/1765/315",
+    )
+    with_arrow = SPEC.equivalents(SPEC.parse(f"hdl:100.102/{GUID}"))
+    assert f"http://arrow.resolver.au.gov:2641/hdl/100.102/{GUID_UPPER}" in with_arrow
+    assert f"hdl:100.102/{GUID_UPPER}" not in with_arrow
+
+
+def test_bare_handles_parse_when_asked_for_by_name() -> None:
+    value = handle.parse("2000.01/eef4df17361a42e2b975e554663b70c3")
+    assert (value.form, value.profile, str(value)) == ("bare", "cordra", "2000.01/EEF4DF17361A42E2B975E554663B70C3")
+    assert handle.parse("1765/315").iri == "hdl:1765/315"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2000.01/EEF4DF17361A42E2B975E554663B70C3", True),
+        ("100.102/f58fb49eb1f848f0a606e84cef294be5?x#y", True),
+        ("1765/315", False),
+        ("1/2", False),
+        ("100.102/F58FB49EB1F848F0A606E84CEF294BE", False),
+        ("100.102/F58FB49EB1F848F0A606E84CEF294BE55", False),
+        ("a.102/F58FB49EB1F848F0A606E84CEF294BE5", False),
+    ],
+)
+def test_bare_cordra_claim(text: str, expected: bool) -> None:
+    assert handle.claims_bare_cordra(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "span"),
+    [
+        ("hdl:1765", "handle.missing-local-name", (4, 8)),
+        ("hdl:/315", "handle.empty-naming-authority", (4, 5)),
+        ("hdl:1765/", "handle.empty-local-name", (8, 9)),
+        ("hdl:1765/a b", "handle.invalid-character", (10, 11)),
+        ("hdl:1765/a<b", "handle.invalid-character", (10, 11)),
+        ("hdl:1765/%zz", "handle.bad-escape", (9, 12)),
+        ("hdl:1765/%C3", "handle.bad-utf8", (9, 12)),
+        ("hdl:17%2F65/1", "handle.naming-authority-character", (4, 11)),
+        ("hdl:1765/1?a b", "handle.invalid-character", (12, 13)),
+        ("http://example.org/1765/1", "handle.unknown-resolver", (7, 18)),
+        ("doi:10.1000/1", "handle.scheme", (0, 3)),
+    ],
+)
+def test_invalid(text: str, code: str, span: tuple[int, int]) -> None:
+    problems = handle.check(text)
+    assert problems
+    assert (problems[0].code, (problems[0].start, problems[0].end)) == (code, span)
+
+
+def test_resolver_segment_is_required_when_configured() -> None:
+    problems = SPEC.check(f"http://arrow.resolver.au.gov:2641/100.102/{GUID}")
+    assert [p.code for p in problems] == ["handle.resolver-segment"]
+
+
+def test_only_configured_resolvers_are_claimed() -> None:
+    assert handle.SCHEME.claims("http://hdl.handle.net/1765/9")
+    assert handle.SCHEME.claims("HTTPS://HDL.HANDLE.NET:443/1765/9")
+    assert not handle.SCHEME.claims(f"http://hld.handle.net/100.102/{GUID}")
+    assert SPEC.claims(f"http://hld.handle.net/100.102/{GUID}")
+    assert not handle.SCHEME.claims("http://hdl.handle.net.evil.org/1765/9")
+
+
+def test_mint_from_a_given_uuid() -> None:
+    value = handle.mint("100.102", uuid.UUID("f58fb49e-b1f8-48f0-a606-e84cef294be5"))
+    assert str(value) == f"hdl:100.102/{GUID_UPPER}"
+    assert value.profile == "cordra"
+
+
+def test_mint_random_identifiers_are_distinct_cordra_ids() -> None:
+    minted = {str(handle.mint("2000.01")) for _ in range(50)}
+    assert len(minted) == 50
+    for text in minted:
+        value = handle.parse(text)
+        assert value.profile == "cordra"
+        assert value.local_name == value.local_name.upper()
+        assert uuid.UUID(value.local_name).variant == uuid.RFC_4122
+
+
+@pytest.mark.parametrize("authority", ["", "100.", "a.1", "100/102", "100..102"])
+def test_mint_refuses_non_cordra_naming_authorities(authority: str) -> None:
+    with pytest.raises(ParseError) as caught:
+        handle.mint(authority)
+    assert caught.value.code == "handle.cordra-naming-authority"
+
+
+def test_mint_refuses_non_dce_uuids() -> None:
+    microsoft = uuid.UUID("f58fb49e-b1f8-48f0-c606-e84cef294be5")  # variant bits 110
+    with pytest.raises(ParseError) as caught:
+        handle.mint("100.102", microsoft)
+    assert caught.value.code == "handle.uuid-variant"
