@@ -71,7 +71,12 @@ def check_domain_namespace(text: str, start: int, end: int, prefix: str) -> list
         labels += 1
         if label_start == position:
             problems.append(
-                Problem(f"{prefix}.empty-label", "a domain name label is empty", label_start, position + 1 if position < end else position)
+                Problem(
+                    f"{prefix}.empty-label",
+                    "a domain name label is empty",
+                    label_start,
+                    position + 1 if position < end else position,
+                )
             )
         elif text[label_start] not in ASCII_ALPHA:
             problems.append(
@@ -124,7 +129,12 @@ def check_uric_run(text: str, start: int, prefix: str) -> list[Problem]:
             digits = text[position + 1 : position + 3]
             if len(digits) < 2 or not all(d in HEX_ANY for d in digits):
                 problems.append(
-                    Problem(f"{prefix}.bad-escape", "'%' must be followed by two hex digits", position, position + 1 + len(digits))
+                    Problem(
+                        f"{prefix}.bad-escape",
+                        "'%' must be followed by two hex digits",
+                        position,
+                        position + 1 + len(digits),
+                    )
                 )
                 position += 1
                 continue
@@ -163,7 +173,7 @@ def check_uric_run(text: str, start: int, prefix: str) -> list[Problem]:
             problems.append(
                 Problem(
                     f"{prefix}.invalid-character",
-                    f"{describe(ch)} is not allowed in the local-identifier; it must be escaped as {percent_encode(ch)}",
+                    f"{describe(ch)} is not allowed in the local-identifier; escape it as {percent_encode(ch)}",
                     position,
                     position + 1,
                 )

@@ -11,6 +11,7 @@ import json
 import sys
 import uuid
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TextIO
 
 from ldids import __version__, handle, oai
@@ -34,7 +35,8 @@ def _resolver(text: str) -> handle.Resolver:
 def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="ldids",
-        description="Find persistent identifiers (Fedora PIDs, info:fedora URIs, OAI identifiers, POIs, handles) and normalize them.",
+        description="Find persistent identifiers (Fedora PIDs, info:fedora URIs, OAI identifiers, POIs, handles) "
+        "and normalize them.",
     )
     parser.add_argument("--version", action="version", version=f"ldids {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -66,12 +68,18 @@ def _build_parser() -> argparse.ArgumentParser:
     mint.add_argument("naming_authority", metavar="NAMING_AUTHORITY", help="digit segments joined by '.', e.g. 100.102")
     mint.add_argument("-n", "--count", type=int, default=1, help="how many to mint (default 1)")
     mint.add_argument("--uuid", type=uuid.UUID, help="use this UUID instead of a random one")
-    mint.add_argument("--form", choices=("path", "host", "http"), default="path", help="URI encoding to print (default: path, hdl:NA/...)")
+    mint.add_argument(
+        "--form",
+        choices=("path", "host", "http"),
+        default="path",
+        help="URI encoding to print (default: path, hdl:NA/...)",
+    )
 
     request = commands.add_parser(
         "oai-request",
         help="encode oai-identifiers for OAI-PMH requests",
-        description="Print the OAI-PMH request encoding (identifier=...) of each oai-identifier, or a whole GET request URL with --base-url.",
+        description="Print the OAI-PMH request encoding (identifier=...) of each oai-identifier, "
+        "or a whole GET request URL with --base-url.",
     )
     request.add_argument("identifiers", nargs="+", metavar="OAI_IDENTIFIER")
     request.add_argument("--base-url", help="the repository's OAI-PMH base URL: print full request URLs")
@@ -81,7 +89,8 @@ def _build_parser() -> argparse.ArgumentParser:
     description = commands.add_parser(
         "oai-description",
         help="read and check, or write, an Identify oai-identifier description block",
-        description="With FILE (or - for standard input): read the oai-identifier description from an Identify response "
+        description="With FILE (or - for standard input): read the oai-identifier description "
+        "from an Identify response "
         "and check it. With --write NAMESPACE SAMPLE: print a description block.",
     )
     description.add_argument("file", nargs="?", metavar="FILE")
@@ -162,7 +171,7 @@ def _oai_description(args: argparse.Namespace, out: TextIO) -> int:
         raise _UsageError("give FILE (or -) to check, or --write NAMESPACE SAMPLE_IDENTIFIER")
     source = "<stdin>" if args.file == "-" else args.file
     try:
-        data = sys.stdin.buffer.read() if args.file == "-" else open(args.file, "rb").read()
+        data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
     except OSError as error:
         raise InputError(error.strerror or str(error), source=source) from error
     found = oai.read_description(data, source=source)
@@ -176,7 +185,9 @@ def _oai_description(args: argparse.Namespace, out: TextIO) -> int:
         }
         out.write(json.dumps(payload) + "\n")
     else:
-        out.write(f"repositoryIdentifier  {found.repository_identifier}\nsampleIdentifier      {found.sample_identifier}\n")
+        out.write(
+            f"repositoryIdentifier  {found.repository_identifier}\nsampleIdentifier      {found.sample_identifier}\n"
+        )
         for problem in problems:
             out.write(f"  {problem.message} [{problem.code}]\n")
         out.write("valid\n" if not problems else "invalid\n")

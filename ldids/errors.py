@@ -79,7 +79,9 @@ class InputError(LdidsError):
     ``line`` and ``column`` are 1-based, as editors show them; either may be unknown.
     """
 
-    def __init__(self, message: str, *, source: str | None = None, line: int | None = None, column: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, source: str | None = None, line: int | None = None, column: int | None = None
+    ) -> None:
         self.source = source
         self.line = line
         self.column = column

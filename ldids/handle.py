@@ -127,13 +127,16 @@ class Handle:
 
     @property
     def profile(self) -> Literal["cordra"] | None:
-        is_cordra = CORDRA_NAMING_AUTHORITY.fullmatch(self.naming_authority) and CORDRA_LOCAL_NAME.fullmatch(self.local_name)
+        is_cordra = CORDRA_NAMING_AUTHORITY.fullmatch(self.naming_authority) and CORDRA_LOCAL_NAME.fullmatch(
+            self.local_name
+        )
         return "cordra" if is_cordra else None
 
     def _encoded(self, naming_authority_safe: frozenset[str]) -> str:
         tail = "" if self.query is None else f"?{self.query}"
         tail += "" if self.fragment is None else f"#{self.fragment}"
-        return f"{percent_encode(self.naming_authority, naming_authority_safe)}/{percent_encode(self.local_name, _LOCAL_SAFE)}{tail}"
+        naming_authority = percent_encode(self.naming_authority, naming_authority_safe)
+        return f"{naming_authority}/{percent_encode(self.local_name, _LOCAL_SAFE)}{tail}"
 
     @property
     def iri(self) -> str:
@@ -164,10 +167,15 @@ def claims_bare_cordra(text: str) -> bool:
 
 
 def _decode(text: str, start: int, end: int, safe_raw: frozenset[str], what: str) -> tuple[str, list[Problem]]:
-    """Percent-decode ``text[start:end]`` as UTF-8, reporting bad escapes and forbidden characters."""
+    """Percent-decode ``text[start:end]`` of a handle URI as UTF-8."""
     chunk = text[start:end]
     problems = [
-        Problem("handle.invalid-character", f"{describe(chunk[offset])} cannot appear in a handle URI; escape it", start + offset, start + offset + 1)
+        Problem(
+            "handle.invalid-character",
+            f"{describe(chunk[offset])} cannot appear in a handle URI; escape it",
+            start + offset,
+            start + offset + 1,
+        )
         for offset in iri_forbidden(chunk)
     ]
     raw = bytearray()
@@ -179,9 +187,15 @@ def _decode(text: str, start: int, end: int, safe_raw: frozenset[str], what: str
                 raw.append(int(text[position + 1 : position + 3], 16))
                 position += 3
                 continue
-            problems.append(Problem("handle.bad-escape", "'%' must be followed by two hex digits", position, min(position + 3, end)))
+            problems.append(
+                Problem("handle.bad-escape", "'%' must be followed by two hex digits", position, min(position + 3, end))
+            )
         elif ch not in safe_raw and ord(ch) < 0x80 and not problems:
-            problems.append(Problem("handle.invalid-character", f"{describe(ch)} must be escaped in the {what}", position, position + 1))
+            problems.append(
+                Problem(
+                    "handle.invalid-character", f"{describe(ch)} must be escaped in the {what}", position, position + 1
+                )
+            )
         raw.extend(ch.encode("utf-8", "surrogatepass"))
         position += 1
     if problems:
@@ -192,9 +206,28 @@ def _decode(text: str, start: int, end: int, safe_raw: frozenset[str], what: str
         return "", [Problem("handle.bad-utf8", f"the escapes in the {what} are not UTF-8", start, end)]
 
 
+def _literal(text: str, start: int, end: int) -> tuple[str, list[Problem]]:
+    """A bare handle is no URI: taken as written ('%' is an ordinary character, RFC 3650),
+    but it must be printable text."""
+    for position in range(start, end):
+        ch = text[position]
+        if not ch.isprintable():
+            return "", [
+                Problem(
+                    "handle.invalid-character", f"{describe(ch)} is not a printable character", position, position + 1
+                )
+            ]
+    return text[start:end], []
+
+
 def _check_tail(text: str, start: int) -> list[Problem]:
     return [
-        Problem("handle.invalid-character", f"{describe(text[start + offset])} cannot appear in a URI query or fragment", start + offset, start + offset + 1)
+        Problem(
+            "handle.invalid-character",
+            f"{describe(text[start + offset])} cannot appear in a URI query or fragment",
+            start + offset,
+            start + offset + 1,
+        )
         for offset in iri_forbidden(text[start:])
     ]
 
@@ -211,17 +244,33 @@ def _scan_with(resolvers: dict[str, str | None], text: str) -> tuple[Handle | No
         scheme, authority = match.group(1).lower(), _authority_key(match.group(1), match.group(2))
         if authority not in resolvers:
             known = ", ".join(sorted(resolvers)) or "none"
-            return None, [Problem("handle.unknown-resolver", f"{authority!r} is not a known handle resolver (known: {known})", match.start(2), match.end(2))]
+            return None, [
+                Problem(
+                    "handle.unknown-resolver",
+                    f"{authority!r} is not a known handle resolver (known: {known})",
+                    match.start(2),
+                    match.end(2),
+                )
+            ]
         form, start = "http", match.end()
         segment = resolvers[authority]
         resolver_base = Resolver(authority, segment).base(scheme)
         if segment is not None:
             if not text.startswith(f"{segment}/", start):
-                return None, [Problem("handle.resolver-segment", f"this resolver's paths start with '{segment}/'", start, min(len(text), start + len(segment) + 1))]
+                return None, [
+                    Problem(
+                        "handle.resolver-segment",
+                        f"this resolver's paths start with '{segment}/'",
+                        start,
+                        min(len(text), start + len(segment) + 1),
+                    )
+                ]
             start += len(segment) + 1
     elif re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:", text) and "/" not in text.split(":", 1)[0]:
         end = text.index(":")
-        return None, [Problem("handle.scheme", "a handle URI uses the 'hdl' scheme (or a known resolver's http(s) URL)", 0, end)]
+        return None, [
+            Problem("handle.scheme", "a handle URI uses the 'hdl' scheme (or a known resolver's http(s) URL)", 0, end)
+        ]
     else:
         form, start = "bare", 0
 
@@ -233,15 +282,33 @@ def _scan_with(resolvers: dict[str, str | None], text: str) -> tuple[Handle | No
     slash = text.find("/", start, path_end)
     problems: list[Problem] = []
     if slash < 0:
-        return None, [Problem("handle.missing-local-name", "a handle is naming-authority '/' local-name, and there is no '/'", start, path_end)]
-    naming_authority, found = _decode(text, start, slash, _REG_NAME_SAFE if form == "host" else _SEGMENT_SAFE, "naming authority")
-    problems += found
-    local_name, found = _decode(text, slash + 1, path_end, _LOCAL_SAFE, "local name")
+        return None, [
+            Problem(
+                "handle.missing-local-name",
+                "a handle is naming-authority '/' local-name, and there is no '/'",
+                start,
+                path_end,
+            )
+        ]
+    if form == "bare":
+        naming_authority, found = _literal(text, start, slash)
+        problems += found
+        local_name, found = _literal(text, slash + 1, path_end)
+    else:
+        naming_authority, found = _decode(
+            text, start, slash, _REG_NAME_SAFE if form == "host" else _SEGMENT_SAFE, "naming authority"
+        )
+        problems += found
+        local_name, found = _decode(text, slash + 1, path_end, _LOCAL_SAFE, "local name")
     problems += found
     if slash == start:
         problems.append(Problem("handle.empty-naming-authority", "the naming authority is empty", start, start + 1))
-    elif not found and "/" in naming_authority:
-        problems.append(Problem("handle.naming-authority-character", "'/' (escaped) cannot appear in a naming authority", start, slash))
+    elif not problems and "/" in naming_authority:
+        problems.append(
+            Problem(
+                "handle.naming-authority-character", "'/' (escaped) cannot appear in a naming authority", start, slash
+            )
+        )
     if slash + 1 == path_end:
         problems.append(Problem("handle.empty-local-name", "the local name is empty", slash, slash + 1))
     problems += _check_tail(text, path_end)
@@ -298,9 +365,19 @@ def mint(naming_authority: str, uuid: uuid_module.UUID | None = None) -> Handle:
     if CORDRA_NAMING_AUTHORITY.fullmatch(naming_authority) is None:
         raise ParseError(
             naming_authority,
-            [Problem("handle.cordra-naming-authority", "a CORDRA naming authority is digit segments joined by '.' (100.102)", 0, len(naming_authority))],
+            [
+                Problem(
+                    "handle.cordra-naming-authority",
+                    "a CORDRA naming authority is digit segments joined by '.' (100.102)",
+                    0,
+                    len(naming_authority),
+                )
+            ],
         )
     value = uuid or uuid_module.uuid4()
     if value.variant != uuid_module.RFC_4122:
-        raise ParseError(str(value), [Problem("handle.uuid-variant", "the UUID is not of the DCE (RFC 4122) variant", 0, len(str(value)))])
+        raise ParseError(
+            str(value),
+            [Problem("handle.uuid-variant", "the UUID is not of the DCE (RFC 4122) variant", 0, len(str(value)))],
+        )
     return Handle(naming_authority, value.hex.upper())

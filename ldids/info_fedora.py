@@ -58,9 +58,7 @@ _PID = r"(?=[^/?#]{3,64}(?:[/#]|$))[A-Za-z0-9.\-]+:(?:[A-Za-z0-9.~_\-]|%[0-9A-F]
 _NCNAME_ASCII = r"[A-Za-z_][A-Za-z0-9._\-]*"
 _FRAGMENT = r"(?:#[^\x00-\x20\x7f-\x9f<>\"{}|\\^`#]*)?"
 #: Already-normalized URIs without escapes or parameters: the fast path.
-NORMALIZED_RE = re.compile(
-    rf"info:fedora/(?:{_PID}|\*(?=/))(?:/{_NCNAME_ASCII}|/{_PID}/{_NCNAME_ASCII})?{_FRAGMENT}"
-)
+NORMALIZED_RE = re.compile(rf"info:fedora/(?:{_PID}|\*(?=/))(?:/{_NCNAME_ASCII}|/{_PID}/{_NCNAME_ASCII})?{_FRAGMENT}")
 _BDEF_SHAPE = re.compile(r"[A-Za-z0-9.\-]*(?::|%3[aA])")
 
 Parameters = tuple[tuple[str, "str | None"], ...]
@@ -126,18 +124,25 @@ def _ncname(text: str, start: int, end: int, what: str) -> tuple[str, list[Probl
             continue
         # A run of escapes is decoded as UTF-8: one to four octets per character.
         run_end = position
-        while run_end + 3 <= end and text[run_end] == "%" and text[run_end + 1] in HEX_ANY and text[run_end + 2] in HEX_ANY:
+        while (
+            run_end + 3 <= end
+            and text[run_end] == "%"
+            and text[run_end + 1] in HEX_ANY
+            and text[run_end + 2] in HEX_ANY
+        ):
             run_end += 3
         if run_end == position:
-            problems.append(Problem(f"{CODE}.bad-escape", "'%' must be followed by two hex digits", position, min(position + 3, end)))
+            problems.append(
+                Problem(
+                    f"{CODE}.bad-escape", "'%' must be followed by two hex digits", position, min(position + 3, end)
+                )
+            )
             position += 1
             continue
         try:
             chars = bytes.fromhex(text[position:run_end].replace("%", "")).decode("utf-8")
         except UnicodeDecodeError:
-            problems.append(
-                Problem(f"{CODE}.bad-utf8", f"the escapes in this {what} are not UTF-8", position, run_end)
-            )
+            problems.append(Problem(f"{CODE}.bad-utf8", f"the escapes in this {what} are not UTF-8", position, run_end))
             position = run_end
             continue
         offset = position
@@ -177,7 +182,11 @@ def _parameter_part(text: str, start: int, end: int) -> tuple[str, list[Problem]
         if ch == "%":
             digits = text[position + 1 : position + 3]
             if position + 3 > end or not all(d in HEX_ANY for d in digits):
-                return "", [Problem(f"{CODE}.bad-escape", "'%' must be followed by two hex digits", position, min(position + 3, end))]
+                return "", [
+                    Problem(
+                        f"{CODE}.bad-escape", "'%' must be followed by two hex digits", position, min(position + 3, end)
+                    )
+                ]
             char = chr(int(digits, 16))
             out.append(char if char in RFC3986_UNRESERVED else "%" + digits.upper())
             position += 3
@@ -187,7 +196,14 @@ def _parameter_part(text: str, start: int, end: int) -> tuple[str, list[Problem]
         elif ord(ch) >= 0x80:
             out.append(percent_encode(ch))
         else:
-            return "", [Problem(f"{CODE}.parameter-character", f"{describe(ch)} must be escaped in a parameter", position, position + 1)]
+            return "", [
+                Problem(
+                    f"{CODE}.parameter-character",
+                    f"{describe(ch)} must be escaped in a parameter",
+                    position,
+                    position + 1,
+                )
+            ]
         position += 1
     return "".join(out), []
 
@@ -202,7 +218,9 @@ def _parameters(text: str, start: int, end: int) -> tuple[Parameters, list[Probl
         name_end = chunk_end if equals < 0 else position + equals
         if name_end == position:
             # Point at the delimiter ('?' or '&') that opens the nameless parameter.
-            problems.append(Problem(f"{CODE}.empty-parameter", "a parameter needs a name", position - 1, max(chunk_end, position)))
+            problems.append(
+                Problem(f"{CODE}.empty-parameter", "a parameter needs a name", position - 1, max(chunk_end, position))
+            )
         else:
             name, name_problems = _parameter_part(text, position, name_end)
             value: str | None = None
@@ -223,7 +241,9 @@ def _parameters(text: str, start: int, end: int) -> tuple[Parameters, list[Probl
 
 def _scan(text: str) -> tuple[InfoFedora | None, list[Problem]]:
     if not claims(text):
-        return None, [Problem(f"{CODE}.prefix", "an info:fedora URI starts with 'info:fedora/'", 0, min(len(text), 12) or 0)]
+        return None, [
+            Problem(f"{CODE}.prefix", "an info:fedora URI starts with 'info:fedora/'", 0, min(len(text), 12) or 0)
+        ]
     problems: list[Problem] = []
     hash_at = text.find("#", 12)
     body_end = len(text) if hash_at < 0 else hash_at
@@ -231,11 +251,23 @@ def _scan(text: str) -> tuple[InfoFedora | None, list[Problem]]:
     if fragment is not None:
         for offset in iri_forbidden(fragment):
             problems.append(
-                Problem(f"{CODE}.fragment-character", f"{describe(fragment[offset])} cannot appear in a fragment", hash_at + 1 + offset, hash_at + 2 + offset)
+                Problem(
+                    f"{CODE}.fragment-character",
+                    f"{describe(fragment[offset])} cannot appear in a fragment",
+                    hash_at + 1 + offset,
+                    hash_at + 2 + offset,
+                )
             )
         second = fragment.find("#")
         if second >= 0:
-            problems.append(Problem(f"{CODE}.fragment-character", "'#' cannot appear in a fragment", hash_at + 1 + second, hash_at + 2 + second))
+            problems.append(
+                Problem(
+                    f"{CODE}.fragment-character",
+                    "'#' cannot appear in a fragment",
+                    hash_at + 1 + second,
+                    hash_at + 2 + second,
+                )
+            )
     query_at = text.find("?", 12, body_end)
     path_end = body_end if query_at < 0 else query_at
 
@@ -246,13 +278,27 @@ def _scan(text: str) -> tuple[InfoFedora | None, list[Problem]]:
         segment_start += len(segment) + 1
     if len(bounds) > 3:
         start = bounds[3][0] - 1
-        return None, [Problem(f"{CODE}.extra-segment", "an info:fedora URI has at most three path segments (pid/bdef-pid/method)", start, path_end)]
+        return None, [
+            Problem(
+                f"{CODE}.extra-segment",
+                "an info:fedora URI has at most three path segments (pid/bdef-pid/method)",
+                start,
+                path_end,
+            )
+        ]
 
     object_pid: Pid | None = None
     first_start, first_end = bounds[0]
     if text[first_start:first_end] == "*":
         if len(bounds) == 1:
-            problems.append(Problem(f"{CODE}.wildcard-alone", "'*' stands for any object only in a dissemination URI ('info:fedora/*/DS1')", first_start, first_end))
+            problems.append(
+                Problem(
+                    f"{CODE}.wildcard-alone",
+                    "'*' stands for any object only in a dissemination URI ('info:fedora/*/DS1')",
+                    first_start,
+                    first_end,
+                )
+            )
     else:
         object_pid, found = pid_module.scan(text, first_start, first_end, CODE)
         problems += found
@@ -265,13 +311,27 @@ def _scan(text: str) -> tuple[InfoFedora | None, list[Problem]]:
             bdef, found = pid_module.scan(text, second_start, second_end, CODE)
             problems += found
             if len(bounds) == 2:
-                problems.append(Problem(f"{CODE}.missing-method", "a behaviour-definition PID must be followed by '/' and a method name", second_start, second_end))
+                problems.append(
+                    Problem(
+                        f"{CODE}.missing-method",
+                        "a behaviour-definition PID must be followed by '/' and a method name",
+                        second_start,
+                        second_end,
+                    )
+                )
             else:
                 method, found = _ncname(text, *bounds[2], "method name")
                 problems += found
         elif len(bounds) == 3:
             start = bounds[2][0] - 1
-            problems.append(Problem(f"{CODE}.extra-segment", "a datastream id ends the URI; only a behaviour-definition PID is followed by a method", start, path_end))
+            problems.append(
+                Problem(
+                    f"{CODE}.extra-segment",
+                    "a datastream id ends the URI; only a behaviour-definition PID is followed by a method",
+                    start,
+                    path_end,
+                )
+            )
         else:
             datastream, found = _ncname(text, second_start, second_end, "datastream id")
             problems += found
@@ -279,7 +339,14 @@ def _scan(text: str) -> tuple[InfoFedora | None, list[Problem]]:
     parameters: Parameters = ()
     if query_at >= 0:
         if method is None and not any(p.code == f"{CODE}.missing-method" for p in problems):
-            problems.append(Problem(f"{CODE}.unexpected-parameters", "parameters are defined only for method disseminations", query_at, body_end))
+            problems.append(
+                Problem(
+                    f"{CODE}.unexpected-parameters",
+                    "parameters are defined only for method disseminations",
+                    query_at,
+                    body_end,
+                )
+            )
         else:
             parameters, found = _parameters(text, query_at + 1, body_end)
             problems += found

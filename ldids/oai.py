@@ -34,8 +34,11 @@ from defusedxml import DefusedXmlException
 from ldids._chars import (
     DOMAIN_PATTERN,
     RFC2396_MARK,
+    RFC2396_RESERVED,
+    RFC2396_UNRESERVED,
     URIC_UNESCAPED_PATTERN,
-    RFC2396_RESERVED, RFC2396_UNRESERVED, check_domain_namespace, check_uric_run,
+    check_domain_namespace,
+    check_uric_run,
     percent_encode,
 )
 from ldids.errors import InputError, ParseError, Problem
@@ -105,7 +108,12 @@ def scan_parts(text: str, start: int, separator: str, code: str) -> tuple[str, s
     if cut < 0:
         problems = check_domain_namespace(text, start, len(text), code)
         problems.append(
-            Problem(f"{code}.missing-local-identifier", f"the namespace-identifier must be followed by {separator!r} and a local-identifier", len(text), len(text))
+            Problem(
+                f"{code}.missing-local-identifier",
+                f"the namespace-identifier must be followed by {separator!r} and a local-identifier",
+                len(text),
+                len(text),
+            )
         )
         return text[start:], "", problems
     problems = check_domain_namespace(text, start, cut, code) + check_uric_run(text, cut + 1, code)
@@ -117,7 +125,9 @@ def _scan(text: str) -> tuple[OaiIdentifier | None, list[Problem]]:
         colon = text.find(":")
         end = colon if colon >= 0 else len(text)
         if text[:4].lower() == "oai:":
-            problem = Problem("oai.scheme-case", "the scheme is 'oai' in lower case (oai-identifiers are case-sensitive)", 0, 3)
+            problem = Problem(
+                "oai.scheme-case", "the scheme is 'oai' in lower case (oai-identifiers are case-sensitive)", 0, 3
+            )
         else:
             problem = Problem("oai.scheme", "an oai-identifier starts with 'oai:'", 0, max(end, 1) if text else 0)
         return None, [problem]
@@ -165,7 +175,9 @@ def unescape_local(local: str) -> str:
     try:
         return unquote_to_bytes(local).decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ParseError(local, [Problem("oai.bad-utf8", "the escapes do not decode as UTF-8", 0, len(local))]) from error
+        raise ParseError(
+            local, [Problem("oai.bad-utf8", "the escapes do not decode as UTF-8", 0, len(local))]
+        ) from error
 
 
 def from_internal(namespace: str, internal: str) -> OaiIdentifier:
@@ -200,7 +212,9 @@ def decode_request_argument(argument: str) -> OaiIdentifier:
     return parse(unquote(value, errors="strict"))
 
 
-def request_url(base_url: str, identifier: str | OaiIdentifier, verb: str = "GetRecord", metadata_prefix: str | None = "oai_dc") -> str:
+def request_url(
+    base_url: str, identifier: str | OaiIdentifier, verb: str = "GetRecord", metadata_prefix: str | None = "oai_dc"
+) -> str:
     """A complete OAI-PMH GET request for one identifier.
 
     >>> request_url("http://an.oai.org/oai", "oai:an.oai.org:ab%3Ccd")
@@ -241,7 +255,10 @@ def check_description(description: IdentifyDescription) -> list[Problem]:
     for problem in check_domain_namespace(repository, 0, len(repository), "oai-description.repository-identifier"):
         problems.append(problem)
     sample = check(description.sample_identifier)
-    problems += [Problem("oai-description.sample-identifier", f"<sampleIdentifier>: {p.message} [{p.code}]", p.start, p.end) for p in sample]
+    problems += [
+        Problem("oai-description.sample-identifier", f"<sampleIdentifier>: {p.message} [{p.code}]", p.start, p.end)
+        for p in sample
+    ]
     if not sample:
         namespace = parse(description.sample_identifier).namespace
         if namespace != repository:
@@ -298,4 +315,6 @@ def read_description(xml: str | bytes, source: str | None = None) -> IdentifyDes
         if element is None:
             raise InputError(f"the oai-identifier description has no <{name}>", source=source)
         values[name] = (element.text or "").strip()
-    return IdentifyDescription(values["repositoryIdentifier"], values["sampleIdentifier"], values["scheme"], values["delimiter"])
+    return IdentifyDescription(
+        values["repositoryIdentifier"], values["sampleIdentifier"], values["scheme"], values["delimiter"]
+    )

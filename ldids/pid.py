@@ -106,7 +106,9 @@ def scan(text: str, start: int = 0, end: int | None = None, code: str = "pid") -
         return None, [problem]
     problems: list[Problem] = []
     if not namespace:
-        problems.append(Problem(f"{code}.empty-namespace", "the PID namespace is empty", start, start + separator_length))
+        problems.append(
+            Problem(f"{code}.empty-namespace", "the PID namespace is empty", start, start + separator_length)
+        )
     object_start = position + separator_length
     if object_start >= stop:
         problems.append(Problem(f"{code}.empty-object-id", "the PID object-id is empty", position, stop))
@@ -122,7 +124,9 @@ def scan(text: str, start: int = 0, end: int | None = None, code: str = "pid") -
             index += 3
         else:
             if ch == "%":
-                problems.append(Problem(f"{code}.bad-escape", "'%' must be followed by two hex digits", index, min(index + 3, stop)))
+                problems.append(
+                    Problem(f"{code}.bad-escape", "'%' must be followed by two hex digits", index, min(index + 3, stop))
+                )
             else:
                 problems.append(
                     Problem(
@@ -137,7 +141,7 @@ def scan(text: str, start: int = 0, end: int | None = None, code: str = "pid") -
     normalized_length = len(namespace) + 1 + len(value.object_id)
     if normalized_length > MAX_LENGTH and not problems:
         # Offsets in the normalized PID shift left by 2 past an escaped separator.
-        excess_start = start + MAX_LENGTH + (separator_length - 1 if MAX_LENGTH > len(namespace) else 0)
+        excess_start = start + MAX_LENGTH + (separator_length - 1 if len(namespace) < MAX_LENGTH else 0)
         problems.append(
             Problem(
                 f"{code}.too-long",
@@ -153,7 +157,9 @@ def _scan(text: str) -> tuple[Pid | None, list[Problem]]:
     return scan(text)
 
 
-SCHEME: Scheme[Pid] = Scheme("fedora-pid", _scan, claims, normalized=PID_RE, max_length=MAX_LENGTH, iri_of_normalized="info:fedora/".__add__)
+SCHEME: Scheme[Pid] = Scheme(
+    "fedora-pid", _scan, claims, normalized=PID_RE, max_length=MAX_LENGTH, iri_of_normalized="info:fedora/".__add__
+)
 check = SCHEME.check
 parse = SCHEME.parse
 normalize = SCHEME.normalize

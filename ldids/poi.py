@@ -71,7 +71,9 @@ def _scan(text: str) -> tuple[Poi | None, list[Problem]]:
     # An empty port is the default one (RFC 3986 §6.2.3).
     if port and port.lstrip("0") != _DEFAULT_PORTS[scheme]:
         # Another port is another web address, not the PURL service.
-        return None, [Problem("poi.port", f"a POI is served on the default port of {scheme}", match.start(3) - 1, match.end(3))]
+        return None, [
+            Problem("poi.port", f"a POI is served on the default port of {scheme}", match.start(3) - 1, match.end(3))
+        ]
     namespace, local, problems = oai.scan_parts(text, match.end(), "/", "poi")
     return (None, problems) if problems else (Poi(namespace, local), [])
 
@@ -80,7 +82,9 @@ def _equivalents(value: Poi) -> tuple[str, ...]:
     return (str(value.to_oai()),)
 
 
-SCHEME: Scheme[Poi] = Scheme("poi", _scan, claims, normalized=NORMALIZED_RE, iri_of_normalized=str, equivalents=_equivalents)
+SCHEME: Scheme[Poi] = Scheme(
+    "poi", _scan, claims, normalized=NORMALIZED_RE, iri_of_normalized=str, equivalents=_equivalents
+)
 check = SCHEME.check
 parse = SCHEME.parse
 normalize = SCHEME.normalize

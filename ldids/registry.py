@@ -67,7 +67,9 @@ class Inspection:
 
 
 def _unrecognized(text: str) -> Problem:
-    return Problem("ldids.unrecognized", "not an identifier of any known scheme (info:fedora, PID, oai, POI, handle)", 0, len(text))
+    return Problem(
+        "ldids.unrecognized", "not an identifier of any known scheme (info:fedora, PID, oai, POI, handle)", 0, len(text)
+    )
 
 
 @dataclass(frozen=True)

@@ -199,7 +199,10 @@ def test_written_description_reads_back() -> None:
     ("description", "codes"),
     [
         (oai.IdentifyDescription("bespa.org", "oai:other.org:1"), ["oai-description.mismatch"]),
-        (oai.IdentifyDescription("bespa", "oai:bespa:1"), ["oai-description.repository-identifier.namespace-not-domain", "oai-description.sample-identifier"]),
+        (
+            oai.IdentifyDescription("bespa", "oai:bespa:1"),
+            ["oai-description.repository-identifier.namespace-not-domain", "oai-description.sample-identifier"],
+        ),
         (oai.IdentifyDescription("bespa.org", "oai:bespa.org:a b"), ["oai-description.sample-identifier"]),
         (oai.IdentifyDescription("bespa.org", "oai:bespa.org:1", scheme="urn"), ["oai-description.scheme"]),
         (oai.IdentifyDescription("bespa.org", "oai:bespa.org:1", delimiter="/"), ["oai-description.delimiter"]),

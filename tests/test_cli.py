@@ -1,0 +1,154 @@
+"""The command line, through main([...]) and through the installed console script."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from ldids.cli import main
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "realdata"
+
+
+def run(args: list[str], stdin: str = "") -> tuple[int, str]:
+    out = io.StringIO()
+    old = sys.stdin
+    sys.stdin = io.StringIO(stdin)
+    try:
+        code = main(args, out)
+    finally:
+        sys.stdin = old
+    return code, out.getvalue()
+
+
+def test_inspect_json_lines_in_order() -> None:
+    code, out = run(["inspect", "--json", "demo%3a1", "hdl:1765/315"])
+    assert code == 0
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert (first["input"], first["canonical"]) == ("demo%3a1", "info:fedora/demo:1")
+    assert (second["input"], second["canonical"]) == ("hdl:1765/315", "hdl:1765/315")
+
+
+def test_inspect_exit_1_when_any_is_invalid() -> None:
+    code, out = run(["inspect", "--json", "demo:1", "oai:wibble.org:ab%3ccd"])
+    assert code == 1
+    assert [json.loads(line)["valid"] for line in out.splitlines()] == [True, False]
+
+
+def test_inspect_human_output_has_a_caret() -> None:
+    code, out = run(["inspect", "oai:wibble.org:ab%2Fcd"])
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == "oai:wibble.org:ab%2Fcd: invalid oai identifier"
+    assert "[oai.escaped-reserved]" in lines[1]
+    source, caret = lines[2], lines[3]
+    assert source.strip() == "oai:wibble.org:ab%2Fcd"
+    assert caret.index("^") - source.index("o") == 17
+    assert caret.strip() == "^~~"
+
+
+def test_inspect_human_output_for_a_valid_handle() -> None:
+    code, out = run(["inspect", "hdl:100.102/f58fb49eb1f848f0a606e84cef294be5"])
+    assert code == 0
+    assert "  profile     cordra" in out.splitlines()
+    assert "  canonical   hdl:100.102/F58FB49EB1F848F0A606E84CEF294BE5" in out.splitlines()
+
+
+def test_inspect_reads_stdin_and_skips_blank_lines() -> None:
+    code, out = run(["inspect", "--json"], stdin="demo:1\r\n\n oai:a.b:c\n")
+    assert code == 1  # " oai:a.b:c" keeps its leading space, which no scheme accepts
+    assert [json.loads(line)["input"] for line in out.splitlines()] == ["demo:1", " oai:a.b:c"]
+
+
+def test_inspect_double_dash_allows_leading_dashes() -> None:
+    # A PID namespace may start with '-': "-x:1" is a valid PID, reachable after "--".
+    code, out = run(["inspect", "--json", "--", "-x:1"])
+    assert code == 0
+    assert json.loads(out)["canonical"] == "info:fedora/-x:1"
+
+
+def test_inspect_with_scheme_and_resolver() -> None:
+    code, out = run(["inspect", "--json", "--scheme", "handle", "1765/315"])
+    assert (code, json.loads(out)["canonical"]) == (0, "hdl:1765/315")
+    url = "http://arrow.resolver.au.gov:2641/hdl/100.102/F58FB49EB1F848F0A606E84CEF294BE5"
+    code, out = run(["inspect", "--json", "--resolver", "arrow.resolver.au.gov:2641/hdl", url])
+    assert (code, json.loads(out)["canonical"]) == (0, "hdl:100.102/F58FB49EB1F848F0A606E84CEF294BE5")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["inspect", "--scheme", "doi", "x"], ["nosuch"], ["mint"], ["mint", "1", "--count", "0"], ["oai-description"]],
+)
+def test_usage_errors_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(args)[0] == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_mint() -> None:
+    code, out = run(["mint", "100.102", "-n", "3"])
+    assert code == 0
+    lines = out.splitlines()
+    assert len(set(lines)) == 3
+    assert all(line.startswith("hdl:100.102/") and len(line) == len("hdl:100.102/") + 32 for line in lines)
+    given = uuid.UUID("f58fb49e-b1f8-48f0-a606-e84cef294be5")
+    assert run(["mint", "100.102", "--uuid", str(given), "--form", "host"]) == (
+        0,
+        "hdl://100.102/F58FB49EB1F848F0A606E84CEF294BE5\n",
+    )
+
+
+def test_mint_bad_naming_authority_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["mint", "abc"])[0] == 1
+    assert "handle.cordra-naming-authority" in capsys.readouterr().err
+
+
+def test_oai_request() -> None:
+    assert run(["oai-request", "oai:an.oai.org:ab%3Ccd"]) == (0, "identifier=oai%3Aan.oai.org%3Aab%253Ccd\n")
+    _code, out = run(["oai-request", "--base-url", "http://an.oai.org/oai", "oai:an.oai.org:ab%3Ccd"])
+    assert out == "http://an.oai.org/oai?verb=GetRecord&identifier=oai%3Aan.oai.org%3Aab%253Ccd&metadataPrefix=oai_dc\n"
+    assert run(["oai-request", "oai:bad"])[0] == 1
+
+
+def test_oai_description_check_and_write(tmp_path: Path) -> None:
+    code, out = run(["oai-description", "--json", str(SHARED / "sickle" / "sample_data" / "Identify.xml")])
+    assert code == 0
+    assert json.loads(out) == {
+        "repositoryIdentifier": "test.example.com",
+        "sampleIdentifier": "oai:test.example.com:2342",
+        "valid": True,
+        "problems": [],
+    }
+    code, out = run(["oai-description", "--write", "bespa.org", "oai:bespa.org:medi99-123"])
+    assert code == 0
+    written = tmp_path / "d.xml"
+    written.write_text(out)
+    assert run(["oai-description", str(written)])[0] == 0
+    written.write_text(out.replace("<repositoryIdentifier>bespa.org", "<repositoryIdentifier>other.org"))
+    assert run(["oai-description", str(written)])[0] == 1
+
+
+def test_oai_description_malformed_input_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    broken = SHARED / "sickle" / "sample_data" / "ListRecordsBroken.xml"
+    assert run(["oai-description", str(broken)])[0] == 2
+    assert f"{broken}:1:1: malformed XML" in capsys.readouterr().err
+    assert run(["oai-description", "/nonexistent/file.xml"])[0] == 2
+
+
+def test_installed_console_script() -> None:
+    # The script is installed beside the interpreter running the tests.
+    script = shutil.which("ldids", path=str(Path(sys.executable).parent))
+    assert script is not None, "ldids is not installed in this environment"
+    done = subprocess.run([script, "inspect", "--json", "demo%3a1"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["canonical"] == "info:fedora/demo:1"
+    done = subprocess.run(
+        [sys.executable, "-m", "ldids", "inspect", "nothing"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1
