@@ -46,6 +46,7 @@ from ldids.errors import ParseError, Problem
 from ldids.scheme import Scheme
 
 __all__ = [
+    "BARE_CORDRA_CLAIM",
     "DEFAULT_RESOLVERS",
     "SCHEME",
     "Handle",
@@ -62,19 +63,20 @@ Form = Literal["path", "host", "http", "bare"]
 
 CORDRA_NAMING_AUTHORITY = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 CORDRA_LOCAL_NAME = re.compile(r"[0-9A-Fa-f]{32}")
-_BARE_CORDRA = re.compile(r"[0-9]+(?:\.[0-9]+)*/[0-9A-Fa-f]{32}(?=[?#]|$)")
 _HTTP = re.compile(r"(https?)://([^/?#]*)/", re.IGNORECASE)
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
 
+# Escape-free text that is safe in every handle URI component (pchar without ':' '@').
+_PLAIN = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=]*")
 _REG_NAME_SAFE = RFC3986_UNRESERVED | RFC3986_SUB_DELIMS
 _SEGMENT_SAFE = RFC3986_PCHAR
 _LOCAL_SAFE = RFC3986_PCHAR | frozenset("/")
 
 _URI_TAIL = r"""(?:\?[^\x00-\x20\x7f-\x9f<>"{}|\\^`#]*)?(?:#[^\x00-\x20\x7f-\x9f<>"{}|\\^`#]*)?"""
-#: Handles in path form, normal already, without escapes: the fast path. A 32-hex local
-#: name with any lower-case digit is left to the full scan, which upper-cases it.
-NORMALIZED_RE = re.compile(
-    r"hdl:[0-9]+(?:\.[0-9]+)*/"
+# Handles already normal, without escapes, after their form's prefix: the fast path. A
+# 32-hex local name with any lower-case digit is left to the full scan, which upper-cases it.
+_NORMALIZED_HANDLE = (
+    r"[0-9]+(?:\.[0-9]+)*/"
     r"(?:[0-9A-F]{32}(?=[?#]|$)|(?![0-9A-Fa-f]{32}(?:[?#]|$))[A-Za-z0-9\-._~!$&'()*+,;=:@/]+)" + _URI_TAIL
 )
 
@@ -158,17 +160,22 @@ class Handle:
         return self.in_form(self.form)
 
 
-def claims_bare_cordra(text: str) -> bool:
-    """Whether ``text`` is a bare CORDRA-shaped handle (digit-segment NA, 32 hex digits).
+#: A bare CORDRA-shaped handle (digit-segment NA, 32 hex digits). Only ``inspect``, asked
+#: about one string, claims these (DESIGN.md §2).
+BARE_CORDRA_CLAIM = r"[0-9]+(?:\.[0-9]+)*/[0-9A-Fa-f]{32}(?=[?#]|$)"
+_BARE_CORDRA = re.compile(BARE_CORDRA_CLAIM)
 
-    Only ``inspect``, asked about one string, claims these (DESIGN.md §2).
-    """
+
+def claims_bare_cordra(text: str) -> bool:
+    """Whether ``text`` is a bare CORDRA-shaped handle."""
     return _BARE_CORDRA.match(text) is not None
 
 
 def _decode(text: str, start: int, end: int, safe_raw: frozenset[str], what: str) -> tuple[str, list[Problem]]:
     """Percent-decode ``text[start:end]`` of a handle URI as UTF-8."""
     chunk = text[start:end]
+    if _PLAIN.fullmatch(chunk):
+        return chunk, []  # nothing escaped, nothing forbidden: the common case
     problems = [
         Problem(
             "handle.invalid-character",
@@ -330,21 +337,32 @@ def make_scheme(resolvers: Iterable[Resolver] = DEFAULT_RESOLVERS) -> Scheme[Han
     def scan(text: str) -> tuple[Handle | None, list[Problem]]:
         return _scan_with(table, text)
 
-    def claims(text: str) -> bool:
-        head = text[:6].lower()
-        if head.startswith("hdl:"):
-            return True
-        if head.startswith("http"):
-            match = _HTTP.match(text)
-            return match is not None and _authority_key(match.group(1), match.group(2)) in table
-        return False
-
     def equivalents(value: Handle) -> tuple[str, ...]:
         forms = [value.in_form("host")]
         forms += [value.in_form("http", resolver.base(scheme)) for resolver in known for scheme in ("https", "http")]
         return tuple(forms)
 
-    return Scheme("handle", scan, claims, normalized=NORMALIZED_RE, iri_of_normalized=str, equivalents=equivalents)
+    # The claim: the hdl scheme in any case, or a known resolver's host in any case with
+    # any port (a wrong port is then reported by the scan, not silently left alone).
+    hosts = "|".join(re.escape(authority.split(":")[0]) for authority in table)
+    claim = rf"(?i:hdl:|https?://(?:{hosts})(?::[0-9]*)?/)" if hosts else r"(?i:hdl:)"
+    # Normal forms: lower-case hdl:, hdl:// or a resolver's base exactly as it is written.
+    base_urls = [resolver.base(scheme) for resolver in known for scheme in ("http", "https")]
+    bases = "".join("|" + re.escape(base) for base in base_urls)
+    normalized = re.compile(rf"(?:hdl:(?://)?{bases}){_NORMALIZED_HANDLE}")
+
+    def iri_of_normalized(text: str) -> str:
+        # On the fast path every form encodes the handle the same way after its prefix.
+        if text.startswith("hdl://"):
+            return "hdl:" + text[6:]
+        if text.startswith("hdl:"):
+            return text
+        base = next(base for base in base_urls if text.startswith(base))
+        return "hdl:" + text[len(base) :]
+
+    return Scheme(
+        "handle", scan, claim, normalized=normalized, iri_of_normalized=iri_of_normalized, equivalents=equivalents
+    )
 
 
 SCHEME = make_scheme()

@@ -44,7 +44,7 @@ from ldids.errors import Problem
 from ldids.pid import Pid
 from ldids.scheme import Scheme
 
-__all__ = ["PREFIX", "SCHEME", "InfoFedora", "check", "claims", "normalize", "parse"]
+__all__ = ["CLAIM", "PREFIX", "SCHEME", "InfoFedora", "check", "claims", "normalize", "parse"]
 
 PREFIX = "info:fedora/"
 CODE = "info-fedora"
@@ -57,8 +57,13 @@ _PARAMETER_RAW = (RFC3986_PCHAR | frozenset("/?")) - frozenset("&=")
 _PID = r"(?=[^/?#]{3,64}(?:[/#]|$))[A-Za-z0-9.\-]+:(?:[A-Za-z0-9.~_\-]|%[0-9A-F]{2})+"
 _NCNAME_ASCII = r"[A-Za-z_][A-Za-z0-9._\-]*"
 _FRAGMENT = r"(?:#[^\x00-\x20\x7f-\x9f<>\"{}|\\^`#]*)?"
-#: Already-normalized URIs without escapes or parameters: the fast path.
-NORMALIZED_RE = re.compile(rf"info:fedora/(?:{_PID}|\*(?=/))(?:/{_NCNAME_ASCII}|/{_PID}/{_NCNAME_ASCII})?{_FRAGMENT}")
+_QUERY = r"(?:\?(?P<query>[A-Za-z0-9._~\-=&]+))?"
+#: Already-normalized URIs without escapes: the fast path (parameter order is checked apart).
+NORMALIZED_RE = re.compile(
+    rf"info:fedora/(?:{_PID}|\*(?=/))(?:/{_NCNAME_ASCII}|/{_PID}/{_NCNAME_ASCII}{_QUERY})?{_FRAGMENT}"
+)
+CLAIM = r"(?i:info:fedora/)"
+_ASCII_NCNAME = re.compile(_NCNAME_ASCII)
 _BDEF_SHAPE = re.compile(r"[A-Za-z0-9.\-]*(?::|%3[aA])")
 
 Parameters = tuple[tuple[str, "str | None"], ...]
@@ -101,13 +106,10 @@ class InfoFedora:
         return self.pid is not None and self.datastream is None and self.method is None and self.fragment is None
 
 
-def claims(text: str) -> bool:
-    """Whether ``text`` starts with ``info:fedora/`` in any case."""
-    return text[:12].lower() == PREFIX
-
-
 def _ncname(text: str, start: int, end: int, what: str) -> tuple[str, list[Problem]]:
     """Normalize the escapes of an NCName segment and check what it decodes to."""
+    if _ASCII_NCNAME.fullmatch(text, start, end):
+        return text[start:end], []  # the common case: nothing escaped, nothing to check
     out: list[str] = []
     decoded: list[tuple[str, int, int]] = []  # (character, input start, input end)
     problems: list[Problem] = []
@@ -240,7 +242,7 @@ def _parameters(text: str, start: int, end: int) -> tuple[Parameters, list[Probl
 
 
 def _scan(text: str) -> tuple[InfoFedora | None, list[Problem]]:
-    if not claims(text):
+    if text[:12].lower() != PREFIX:
         return None, [
             Problem(f"{CODE}.prefix", "an info:fedora URI starts with 'info:fedora/'", 0, min(len(text), 12) or 0)
         ]
@@ -355,7 +357,24 @@ def _scan(text: str) -> tuple[InfoFedora | None, list[Problem]]:
     return InfoFedora(object_pid, datastream or None, bdef, method or None, parameters, fragment), []
 
 
-SCHEME: Scheme[InfoFedora] = Scheme(CODE, _scan, claims, normalized=NORMALIZED_RE, iri_of_normalized=str)
+def _parameters_in_order(match: re.Match[str]) -> bool:
+    """Fast-path companion of NORMALIZED_RE: escape-free parameters, named and sorted."""
+    query = match.group("query")
+    if query is None:
+        return True
+    keys = []
+    for chunk in query.split("&"):
+        name, equals, value = chunk.partition("=")
+        if not name:
+            return False
+        keys.append((name, value, bool(equals)))
+    return keys == sorted(keys)
+
+
+SCHEME: Scheme[InfoFedora] = Scheme(
+    CODE, _scan, CLAIM, normalized=NORMALIZED_RE, normalized_check=_parameters_in_order, iri_of_normalized=str
+)
+claims = SCHEME.claims
 check = SCHEME.check
 parse = SCHEME.parse
 normalize = SCHEME.normalize

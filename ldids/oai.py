@@ -45,6 +45,7 @@ from ldids.errors import InputError, ParseError, Problem
 from ldids.scheme import Scheme
 
 __all__ = [
+    "CLAIM",
     "DESCRIPTION_NAMESPACE",
     "POI_PREFIX",
     "SCHEME",
@@ -71,6 +72,8 @@ DESCRIPTION_NAMESPACE = "http://www.openarchives.org/OAI/2.0/oai-identifier"
 
 #: Valid oai-identifiers without escapes: the fast path.
 NORMALIZED_RE = re.compile(f"oai:{DOMAIN_PATTERN}:{URIC_UNESCAPED_PATTERN}+")
+#: The ``oai:`` scheme in any case: only lower case is valid, but OAI:... is still reported.
+CLAIM = r"(?i:oai:)"
 _URIC_CHARS = RFC2396_RESERVED | RFC2396_UNRESERVED
 
 
@@ -92,11 +95,6 @@ class OaiIdentifier:
     @property
     def profile(self) -> None:
         return None
-
-
-def claims(text: str) -> bool:
-    """Whether ``text`` starts with the ``oai:`` scheme (in any case; only lower case is valid)."""
-    return text[:4].lower() == "oai:"
 
 
 def scan_parts(text: str, start: int, separator: str, code: str) -> tuple[str, str, list[Problem]]:
@@ -145,8 +143,9 @@ def _poi_of_normalized(text: str) -> str:
 
 
 SCHEME: Scheme[OaiIdentifier] = Scheme(
-    "oai", _scan, claims, normalized=NORMALIZED_RE, iri_of_normalized=_poi_of_normalized, equivalents=_equivalents
+    "oai", _scan, CLAIM, normalized=NORMALIZED_RE, iri_of_normalized=_poi_of_normalized, equivalents=_equivalents
 )
+claims = SCHEME.claims
 check = SCHEME.check
 parse = SCHEME.parse
 normalize = SCHEME.normalize

@@ -28,20 +28,24 @@ from ldids._chars import ALPHANUM, HEX_ANY, describe
 from ldids.errors import Problem
 from ldids.scheme import Scheme
 
-__all__ = ["MAX_LENGTH", "PID_RE", "SCHEME", "Pid", "check", "claims", "normalize", "parse", "scan"]
+__all__ = ["CLAIM", "MAX_LENGTH", "PID_RE", "SCHEME", "Pid", "check", "claims", "normalize", "parse", "scan"]
 
 MAX_LENGTH = 64
 
 #: The spec's own regular expression for a *normalized* PID, verbatim.
 PID_RE = re.compile(r"^([A-Za-z0-9]|-|\.)+:(([A-Za-z0-9])|-|\.|~|_|(%[0-9A-F]{2}))+$")
 
+# Valid PIDs in any spelling, for the scanner's fast path; everything else is walked
+# character by character to say exactly what is wrong where.
+_SIMPLE = re.compile(r"([A-Za-z0-9.\-]+)(?::|%3[aA])((?:[A-Za-z0-9.~_\-]|%[0-9A-Fa-f]{2})+)")
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+
 NAMESPACE_CHARS = ALPHANUM | frozenset("-.")
 OBJECT_ID_CHARS = ALPHANUM | frozenset("-.~_")
 
-# Bare PIDs look like any CURIE or URI scheme; a text is only *claimed* as a PID when it
-# starts like one and is not written in a prefixed form another scheme owns (DESIGN §2).
-_CLAIM_RE = re.compile(r"[A-Za-z0-9.\-]+(?::|%3[aA])(?!//)")
-_OTHER_PREFIXES = ("oai:", "hdl:", "info:fedora/")
+#: Bare PIDs look like any CURIE or URI scheme; a text is only *claimed* as a PID when it
+#: starts like one and is not written in a prefixed form another scheme owns (DESIGN §2).
+CLAIM = r"(?!(?i:oai:|hdl:|info:fedora/))[A-Za-z0-9.\-]+(?::|%3[aA])(?!//)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,20 +67,19 @@ class Pid:
         return None
 
 
-def claims(text: str) -> bool:
-    """Whether ``text`` is shaped like a bare PID (and not like another scheme's form)."""
-    if _CLAIM_RE.match(text) is None:
-        return False
-    lowered = text[:12].lower()
-    return not lowered.startswith(_OTHER_PREFIXES)
-
-
 def scan(text: str, start: int = 0, end: int | None = None, code: str = "pid") -> tuple[Pid | None, list[Problem]]:
     """Parse ``text[start:end]`` as a PID; spans in problems index into ``text``.
 
     info:fedora URIs reuse this for their PID segments, with their own code prefix.
     """
     stop = len(text) if end is None else end
+    simple = _SIMPLE.fullmatch(text, start, stop)
+    if simple is not None:
+        namespace, object_id = simple.group(1, 2)
+        if "%" in object_id:
+            object_id = _ESCAPE.sub(lambda escape: escape.group().upper(), object_id)
+        if len(namespace) + 1 + len(object_id) <= MAX_LENGTH:
+            return Pid(namespace, object_id), []
     if start >= stop:
         return None, [Problem(f"{code}.empty", "a PID cannot be empty", start, stop)]
     position = start
@@ -158,8 +161,9 @@ def _scan(text: str) -> tuple[Pid | None, list[Problem]]:
 
 
 SCHEME: Scheme[Pid] = Scheme(
-    "fedora-pid", _scan, claims, normalized=PID_RE, max_length=MAX_LENGTH, iri_of_normalized="info:fedora/".__add__
+    "fedora-pid", _scan, CLAIM, normalized=PID_RE, max_length=MAX_LENGTH, iri_of_normalized="info:fedora/".__add__
 )
+claims = SCHEME.claims
 check = SCHEME.check
 parse = SCHEME.parse
 normalize = SCHEME.normalize

@@ -27,10 +27,24 @@ from ldids.errors import ParseError, Problem
 from ldids.oai import POI_PREFIX, OaiIdentifier
 from ldids.scheme import Scheme
 
-__all__ = ["POI_PREFIX", "SCHEME", "Poi", "assign", "check", "claims", "from_oai", "normalize", "parse", "to_oai"]
+__all__ = [
+    "CLAIM",
+    "POI_PREFIX",
+    "SCHEME",
+    "Poi",
+    "assign",
+    "check",
+    "claims",
+    "from_oai",
+    "normalize",
+    "parse",
+    "to_oai",
+]
 
 _PREFIX_RE = re.compile(r"(?i:(https?)://(purl\.org))(?::(\d*))?/poi/")
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
+#: http(s)://purl.org[:port]/poi/ with scheme and host in any case; the path is case-sensitive.
+CLAIM = r"(?i:https?://purl\.org)(?::[0-9]*)?/poi/"
 #: Valid POIs in normal form without escapes: the fast path.
 NORMALIZED_RE = re.compile(f"{re.escape(POI_PREFIX)}{DOMAIN_PATTERN}/{URIC_UNESCAPED_PATTERN}+")
 
@@ -58,11 +72,6 @@ class Poi:
         return OaiIdentifier(self.namespace, self.local)
 
 
-def claims(text: str) -> bool:
-    """Whether ``text`` starts like a POI: http(s)://purl.org[:port]/poi/ (scheme and host in any case)."""
-    return _PREFIX_RE.match(text) is not None
-
-
 def _scan(text: str) -> tuple[Poi | None, list[Problem]]:
     match = _PREFIX_RE.match(text)
     if match is None:
@@ -83,8 +92,9 @@ def _equivalents(value: Poi) -> tuple[str, ...]:
 
 
 SCHEME: Scheme[Poi] = Scheme(
-    "poi", _scan, claims, normalized=NORMALIZED_RE, iri_of_normalized=str, equivalents=_equivalents
+    "poi", _scan, CLAIM, normalized=NORMALIZED_RE, iri_of_normalized=str, equivalents=_equivalents
 )
+claims = SCHEME.claims
 check = SCHEME.check
 parse = SCHEME.parse
 normalize = SCHEME.normalize

@@ -13,7 +13,8 @@ resolver URLs); bare forms come last and are claimed only when the caller allows
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,8 +26,10 @@ __all__ = ["DEFAULT", "PRECEDENCE", "Inspection", "Registry", "UnknownSchemeErro
 
 #: Detection order. Prefixed schemes first; ``fedora-pid`` (bare) last. The handle
 #: scheme also claims bare CORDRA-shaped handles, after the bare PID test (they cannot
-#: both match: a PID needs ':' before any '/', the handle has no ':').
+#: both match: a PID needs ':' before any '/', the handle has no ':'). Each scheme's claim
+#: regex is disjoint from the others' by construction; the order makes that a non-issue.
 PRECEDENCE: tuple[str, ...] = ("info-fedora", "oai", "poi", "handle", "fedora-pid")
+_BARE = ("fedora-pid",)
 
 
 class UnknownSchemeError(LdidsError, KeyError):
@@ -78,9 +81,26 @@ class Registry:
 
     schemes: tuple[Scheme[Any], ...]
     _by_name: dict[str, Scheme[Any]] = field(init=False, repr=False, compare=False)
+    _prefixed: Callable[[str], re.Match[str] | None] = field(init=False, repr=False, compare=False)
+    _any: Callable[[str], re.Match[str] | None] = field(init=False, repr=False, compare=False)
+    _by_group: tuple[Scheme[Any] | None, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_by_name", {scheme.name: scheme for scheme in self.schemes})
+        by_name = {scheme.name: scheme for scheme in self.schemes}
+        # One anchored alternation, a group per claim in precedence order: a single regex
+        # match finds the scheme, and match.lastindex says which (claims have no groups).
+        prefixed = [scheme for scheme in self.schemes if scheme.name not in _BARE]
+        bare = [scheme for scheme in self.schemes if scheme.name in _BARE]
+        claims = [scheme.claim for scheme in prefixed + bare]
+        groups: list[Scheme[Any] | None] = [None, *prefixed, *bare]
+        if "handle" in by_name:
+            claims.append(handle.BARE_CORDRA_CLAIM)
+            groups.append(by_name["handle"])
+        alternation = "|".join(f"({claim})" for claim in claims)
+        object.__setattr__(self, "_by_name", by_name)
+        object.__setattr__(self, "_by_group", tuple(groups))
+        object.__setattr__(self, "_any", re.compile(alternation).match)
+        object.__setattr__(self, "_prefixed", re.compile("|".join(f"({s.claim})" for s in prefixed)).match)
 
     @classmethod
     def build(cls, resolvers: Iterable[handle.Resolver] = handle.DEFAULT_RESOLVERS) -> Registry:
@@ -110,15 +130,8 @@ class Registry:
         With ``bare=False`` (graph data) only prefixed forms are claimed; with ``bare=True``
         (one string asked about) a bare PID or CORDRA-shaped handle is claimed too.
         """
-        for scheme in self.schemes:
-            if scheme.name != "fedora-pid" and scheme.claims(text):
-                return scheme
-        if bare:
-            if pid.claims(text):
-                return self._by_name["fedora-pid"]
-            if handle.claims_bare_cordra(text):
-                return self._by_name["handle"]
-        return None
+        match = (self._any if bare else self._prefixed)(text)
+        return None if match is None or match.lastindex is None else self._by_group[match.lastindex]
 
     def _scheme_for(self, text: str, scheme: str | None) -> Scheme[Any]:
         found = self[scheme] if scheme is not None else self.detect(text)

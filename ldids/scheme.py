@@ -42,20 +42,25 @@ class Scheme(Generic[V]):
         self,
         name: str,
         scan: Callable[[str], tuple[V | None, list[Problem]]],
-        claims: Callable[[str], bool],
+        claim: str,
         *,
         normalized: re.Pattern[str] | None = None,
+        normalized_check: Callable[[re.Match[str]], bool] | None = None,
         max_length: int | None = None,
         iri_of_normalized: Callable[[str], str] | None = None,
         equivalents: Callable[[V], tuple[str, ...]] = lambda value: (),
     ) -> None:
         self.name = name
         self._scan = scan
-        self._claims = claims
-        # A text that fully matches ``normalized`` (and is no longer than max_length) is
-        # valid and already in normal form: graph passes meet such texts millions of
-        # times, so they skip the full scan.
+        #: A regex (no capturing groups) matching the start of every text written in this
+        #: scheme's syntax, valid or not; the registry joins these into one alternation.
+        self.claim = claim
+        self._claim = re.compile(claim).match
+        # A text that fully matches ``normalized`` (and passes ``normalized_check``, and is
+        # no longer than max_length) is valid and already in normal form: graph passes meet
+        # such texts millions of times, so they skip the full scan.
         self._normalized = normalized.fullmatch if normalized is not None else None
+        self._normalized_check = normalized_check
         self._max_length = max_length
         # Maps a text that passed ``is_normalized`` straight to its canonical IRI.
         self._iri_of_normalized = iri_of_normalized
@@ -66,7 +71,7 @@ class Scheme(Generic[V]):
 
     def claims(self, text: str) -> bool:
         """Whether ``text`` is written in this scheme's syntax (valid or not)."""
-        return self._claims(text)
+        return self._claim(text) is not None
 
     def check(self, text: str) -> list[Problem]:
         """Every problem that makes ``text`` invalid in this scheme; empty if valid."""
@@ -81,10 +86,12 @@ class Scheme(Generic[V]):
 
     def is_normalized(self, text: str) -> bool:
         """Cheap test: ``text`` is valid and already normalized (False means "don't know")."""
-        fast = self._normalized
-        if fast is None or fast(text) is None:
+        if self._normalized is None:
             return False
-        return self._max_length is None or len(text) <= self._max_length
+        match = self._normalized(text)
+        if match is None or (self._max_length is not None and len(text) > self._max_length):
+            return False
+        return self._normalized_check is None or self._normalized_check(match)
 
     def normalize(self, text: str) -> str:
         """``text`` rewritten in normal form in its own syntax; raises ParseError."""
