@@ -75,11 +75,11 @@ def scan(text: str, start: int = 0, end: int | None = None, code: str = "pid") -
     stop = len(text) if end is None else end
     simple = _SIMPLE.fullmatch(text, start, stop)
     if simple is not None:
-        namespace, object_id = simple.group(1, 2)
-        if "%" in object_id:
-            object_id = _ESCAPE.sub(lambda escape: escape.group().upper(), object_id)
-        if len(namespace) + 1 + len(object_id) <= MAX_LENGTH:
-            return Pid(namespace, object_id), []
+        simple_namespace, simple_object_id = simple.group(1, 2)
+        if "%" in simple_object_id:
+            simple_object_id = _ESCAPE.sub(lambda escape: escape.group().upper(), simple_object_id)
+        if len(simple_namespace) + 1 + len(simple_object_id) <= MAX_LENGTH:
+            return Pid(simple_namespace, simple_object_id), []
     if start >= stop:
         return None, [Problem(f"{code}.empty", "a PID cannot be empty", start, stop)]
     position = start
