@@ -28,9 +28,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, unquote_to_bytes, urlencode
 
-import defusedxml.ElementTree as SafeElementTree
-from defusedxml import DefusedXmlException
-
+from ldids import safexml
 from ldids._chars import (
     DOMAIN_PATTERN,
     RFC2396_MARK,
@@ -297,13 +295,7 @@ def read_description(xml: str | bytes, source: str | None = None) -> IdentifyDes
     The XML is parsed without DTDs or entity expansion. Raises InputError for malformed
     XML, a missing block or missing elements; use :func:`check_description` on the result.
     """
-    try:
-        root = SafeElementTree.fromstring(xml, forbid_dtd=True)
-    except SafeElementTree.ParseError as error:
-        line, column = error.position
-        raise InputError(f"malformed XML: {error}", source=source, line=line, column=column + 1) from error
-    except DefusedXmlException as error:
-        raise InputError(f"refused XML: {error}", source=source) from error
+    root = safexml.parse(xml.encode("utf-8") if isinstance(xml, str) else xml, source)
     tag = f"{{{DESCRIPTION_NAMESPACE}}}"
     block = root if root.tag == f"{tag}oai-identifier" else root.find(f".//{tag}oai-identifier")
     if block is None:
@@ -313,7 +305,7 @@ def read_description(xml: str | bytes, source: str | None = None) -> IdentifyDes
         element = block.find(tag + name)
         if element is None:
             raise InputError(f"the oai-identifier description has no <{name}>", source=source)
-        values[name] = (element.text or "").strip()
+        values[name] = (element.text or "").strip()  # type: ignore[union-attr]
     return IdentifyDescription(
         values["repositoryIdentifier"], values["sampleIdentifier"], values["scheme"], values["delimiter"]
     )

@@ -1,0 +1,106 @@
+"""What the graph passes may assume about the data: one TOML file, or keyword arguments.
+
+Detection is strict by default (DESIGN.md §2); everything that loosens it is named here::
+
+    # ldids.toml
+    bare-pid-predicates = ["http://purl.org/dc/elements/1.1/identifier"]
+    bare-handle-predicates = []
+    pid-namespaces = ["demo"]
+    fedora-oai-namespaces = ["example.org"]
+    identity-predicates = ["http://www.openarchives.org/OAI/2.0/itemID"]
+    literals-to-iris = false
+    rewrite-predicates = false
+
+    [[resolvers]]
+    authority = "arrow.resolver.au.gov:2641"
+    segment = "hdl"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ldids import handle
+from ldids.errors import InputError
+from ldids.registry import Registry
+
+__all__ = ["ITEM_ID", "Config"]
+
+#: Fedora's OAI provider links an info:fedora object to its OAI item with this predicate.
+ITEM_ID = "http://www.openarchives.org/OAI/2.0/itemID"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings of the graph passes; the defaults are the strict ones."""
+
+    #: Predicates whose literal values are bare PIDs (``demo:1``), e.g. dc:identifier in a Fedora export.
+    bare_pid_predicates: frozenset[str] = frozenset()
+    #: Predicates whose literal values are bare handles (``1765/315``).
+    bare_handle_predicates: frozenset[str] = frozenset()
+    #: PID namespaces whose bare PIDs are recognized anywhere (as IRIs and as literals).
+    pid_namespaces: frozenset[str] = frozenset()
+    #: OAI namespace-identifiers served by a Fedora repository: their local parts are PIDs,
+    #: so ``oai:example.org:demo:1`` names ``info:fedora/demo:1``.
+    fedora_oai_namespaces: frozenset[str] = frozenset()
+    #: Predicates whose subject and object name the same thing (linked with owl:sameAs).
+    identity_predicates: frozenset[str] = frozenset({ITEM_ID})
+    #: HTTP handle resolvers besides hdl.handle.net.
+    resolvers: tuple[handle.Resolver, ...] = ()
+    #: Whether identifier literals become IRIs (default: keep the literal and its datatype).
+    literals_to_iris: bool = False
+    #: Whether identifiers in predicate position are rewritten (default: no, they are vocabulary).
+    rewrite_predicates: bool = False
+    registry: Registry = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "registry", Registry.build((*handle.DEFAULT_RESOLVERS, *self.resolvers)))
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Config:
+        """Read a TOML configuration file; unknown keys and wrong types are input errors."""
+        source = str(path)
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as error:
+            raise InputError(error.strerror or str(error), source=source) from error
+        except tomllib.TOMLDecodeError as error:
+            raise InputError(f"invalid TOML: {error}", source=source) from error
+        return cls.from_mapping(data, source)
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any], source: str | None = None) -> Config:
+        """A configuration from TOML-style keys (``bare-pid-predicates``) or field names."""
+        known = {f.name for f in fields(cls) if f.init}
+        arguments: dict[str, Any] = {}
+        for key, value in data.items():
+            name = key.replace("-", "_")
+            if name not in known:
+                raise InputError(f"unknown configuration key {key!r}; known: {', '.join(sorted(known))}", source=source)
+            if name == "resolvers":
+                arguments[name] = tuple(_resolver(item, source) for item in _list(key, value, source, dict))
+            elif name in ("literals_to_iris", "rewrite_predicates"):
+                if not isinstance(value, bool):
+                    raise InputError(f"{key} must be true or false", source=source)
+                arguments[name] = value
+            else:
+                arguments[name] = frozenset(_list(key, value, source, str))
+        return cls(**arguments)
+
+
+def _list(key: str, value: Any, source: str | None, kind: type) -> list[Any]:
+    if not isinstance(value, list | tuple | set | frozenset) or not all(isinstance(item, kind) for item in value):
+        raise InputError(f"{key} must be a list of {'tables' if kind is dict else 'strings'}", source=source)
+    return list(value)
+
+
+def _resolver(item: dict[str, Any], source: str | None) -> handle.Resolver:
+    authority, segment = item.get("authority"), item.get("segment")
+    if not isinstance(authority, str) or not authority or not (segment is None or isinstance(segment, str)):
+        raise InputError(
+            "each [[resolvers]] needs authority = 'host[:port]' and may have segment = '...'", source=source
+        )
+    return handle.Resolver(authority, segment or None)

@@ -1,0 +1,140 @@
+"""FOXML 1.1 (Fedora 3 object exports) read as RDF statements.
+
+For one ``foxml:digitalObject``:
+
+- the object as ``info:fedora/PID`` with each object property (``NAME`` → ``VALUE``);
+- each datastream ``info:fedora/PID/DSID``: ``view:disseminates`` from the object, and of
+  its current version (the latest CREATED; the last listed on ties) the MIME type, label
+  and creation date;
+- the current DC datastream's ``dc:`` elements as statements about the object;
+- the RDF/XML of the current RELS-EXT and RELS-INT versions, inline or base64-encoded.
+
+The PID is written into the IRI as it stands: normalizing it is the rewrite pass's work,
+which records it in the crosswalk.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterator
+
+from lxml import etree
+from rdflib import Graph
+from rdflib.namespace import DC
+from rdflib.term import Literal, Node, URIRef
+
+from ldids import safexml
+from ldids.errors import InputError
+from ldids.ntriples import Quad
+
+__all__ = ["FOXML", "is_foxml", "read"]
+
+FOXML = "info:fedora/fedora-system:def/foxml#"
+_F = f"{{{FOXML}}}"
+_VIEW = "info:fedora/fedora-system:def/view#"
+_MODEL = "info:fedora/fedora-system:def/model#"
+_OAI_DC = "{http://www.openarchives.org/OAI/2.0/oai_dc/}dc"
+_DC = "http://purl.org/dc/elements/1.1/"
+_RDF = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}RDF"
+
+
+def is_foxml(root: etree._Element) -> bool:
+    return root.tag == f"{_F}digitalObject"
+
+
+def read(data: bytes, source: str | None = None) -> Iterator[Quad]:
+    """The statements of one FOXML document; raises InputError if it is not one."""
+    root = safexml.parse(data, source)
+    if not is_foxml(root):
+        raise InputError(f"not FOXML: the root element is {root.tag!r}", source=source, line=root.sourceline)
+    pid = (root.get("PID") or "").strip()
+    if not pid:
+        raise InputError("the digitalObject has no PID", source=source, line=root.sourceline)
+    subject = URIRef(f"info:fedora/{pid}")
+    for prop in root.iterfind(f"{_F}objectProperties/{_F}property"):
+        yield from _property(subject, prop, source)
+    for prop in root.iterfind(f"{_F}objectProperties/{_F}extproperty"):
+        yield from _property(subject, prop, source)
+    for datastream in root.iterfind(f"{_F}datastream"):
+        yield from _datastream(subject, pid, datastream, source)
+
+
+def _property(subject: URIRef, prop: etree._Element, source: str | None) -> Iterator[Quad]:
+    name, value = prop.get("NAME"), prop.get("VALUE")
+    if not name or value is None:
+        raise InputError("an object property needs NAME and VALUE", source=source, line=prop.sourceline)
+    yield (subject, URIRef(name), Literal(value), None)
+
+
+def _current(datastream: etree._Element) -> etree._Element | None:
+    versions = list(datastream.iterfind(f"{_F}datastreamVersion"))
+    if not versions:
+        return None
+    # ISO 8601 timestamps of one export compare as strings; stable max keeps the last on ties.
+    return max(reversed(versions), key=lambda version: version.get("CREATED") or "")
+
+
+def _datastream(subject: URIRef, pid: str, datastream: etree._Element, source: str | None) -> Iterator[Quad]:
+    identifier = datastream.get("ID")
+    if not identifier:
+        raise InputError("a datastream has no ID", source=source, line=datastream.sourceline)
+    node = URIRef(f"info:fedora/{pid}/{identifier}")
+    yield (subject, URIRef(f"{_VIEW}disseminates"), node, None)
+    version = _current(datastream)
+    if version is None:
+        return
+    for attribute, predicate in (
+        ("MIMETYPE", f"{_VIEW}mimeType"),
+        ("LABEL", f"{_MODEL}label"),
+        ("CREATED", f"{_MODEL}createdDate"),
+    ):
+        value = version.get(attribute)
+        if value:
+            yield (node, URIRef(predicate), Literal(value), None)
+    if identifier == "DC":
+        yield from _dublin_core(subject, version)
+    elif identifier in ("RELS-EXT", "RELS-INT"):
+        yield from _relations(subject, version, source)
+
+
+def _dublin_core(subject: Node, version: etree._Element) -> Iterator[Quad]:
+    dc = version.find(f"{_F}xmlContent/{_OAI_DC}")
+    if dc is None:
+        return
+    yield from dublin_core(subject, dc)
+
+
+def dublin_core(subject: Node, container: etree._Element) -> Iterator[Quad]:
+    """``dc:`` elements of an oai_dc container as statements about ``subject`` (shared with OAI-PMH)."""
+    for element in container:
+        if not isinstance(element.tag, str) or not element.tag.startswith(f"{{{_DC}}}"):
+            continue
+        text = (element.text or "").strip()
+        if text:
+            language = element.get("{http://www.w3.org/XML/1998/namespace}lang")
+            yield (subject, DC[element.tag[len(_DC) + 2 :]], Literal(text, lang=language or None), None)
+
+
+def _relations(subject: URIRef, version: etree._Element, source: str | None) -> Iterator[Quad]:
+    rdf = version.find(f"{_F}xmlContent/{_RDF}")
+    if rdf is not None:
+        payload = etree.tostring(rdf)
+        line = rdf.sourceline
+    else:
+        binary = version.find(f"{_F}binaryContent")
+        if binary is None:
+            return  # managed or external content: nothing inline to read
+        try:
+            payload = base64.b64decode("".join((binary.text or "").split()), validate=True)
+        except binascii.Error as error:
+            raise InputError(f"binaryContent is not base64: {error}", source=source, line=binary.sourceline) from error
+        line = binary.sourceline
+        safexml.parse(payload, source)  # the decoded RDF/XML is untrusted XML too
+    graph = Graph()
+    try:
+        graph.parse(data=payload, format="xml", publicID=str(subject))
+    except Exception as error:  # rdflib raises many kinds for bad RDF/XML
+        raise InputError(f"RELS datastream is not valid RDF/XML: {error}", source=source, line=line) from error
+    for s, p, o in graph:
+        yield (s, p, o, None)

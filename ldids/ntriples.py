@@ -1,0 +1,51 @@
+"""N-Triples / N-Quads terms and lines, written exactly (RDF 1.1 N-Triples §2.3, §8).
+
+rdflib's ``Term.n3()`` may write Turtle-only syntax (long quotes, prefixed datatypes); the
+crosswalk and the line-based outputs need N-Triples, so it is written here.
+"""
+
+from __future__ import annotations
+
+from rdflib.term import BNode, Literal, Node, URIRef
+
+__all__ = ["Quad", "quad_line", "term"]
+
+#: (subject, predicate, object, graph); graph None is the default graph.
+Quad = tuple[Node, Node, Node, "Node | None"]
+
+_STRING_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}
+
+
+def _iri(value: str) -> str:
+    # IRIREF excludes controls, space and <>"{}|^`\ : UCHAR-escape them (N-Triples §2.3).
+    if any(ch in '<>"{}|^`\\' or ord(ch) <= 0x20 for ch in value):
+        value = "".join(f"\\u{ord(ch):04X}" if ch in '<>"{}|^`\\' or ord(ch) <= 0x20 else ch for ch in value)
+    return f"<{value}>"
+
+
+def term(node: Node) -> str:
+    """One term in N-Triples syntax.
+
+    >>> term(Literal("a\\"b", lang="en"))
+    '"a\\\\"b"@en'
+    """
+    if isinstance(node, URIRef):
+        return _iri(str(node))
+    if isinstance(node, BNode):
+        return f"_:{node}"
+    if isinstance(node, Literal):
+        text = "".join(_STRING_ESCAPES.get(ch, ch) for ch in str(node))
+        if node.language:
+            return f'"{text}"@{node.language}'
+        # An explicit ^^xsd:string is kept: rdflib tells the two apart, and so must a round trip.
+        if node.datatype is not None:
+            return f'"{text}"^^{_iri(str(node.datatype))}'
+        return f'"{text}"'
+    raise TypeError(f"not an RDF term: {node!r}")
+
+
+def quad_line(quad: Quad) -> str:
+    """One N-Quads line (an N-Triples line for the default graph), without the newline."""
+    subject, predicate, object_, graph = quad
+    tail = "" if graph is None else f" {term(graph)}"
+    return f"{term(subject)} {term(predicate)} {term(object_)}{tail} ."

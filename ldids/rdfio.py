@@ -1,0 +1,367 @@
+"""Reading and writing RDF for the command line and the service (I/O, outside the core).
+
+Formats are named as rdflib names them, guessed from file extensions or content, and
+accepted as MIME types. Input is untrusted (DESIGN.md §7): XML is checked by
+:mod:`ldids.safexml` before rdflib sees it, JSON-LD may not name remote contexts, and
+nothing named in the data is ever fetched. Syntax errors say file, line and column.
+Outputs are written to a temporary file and renamed into place.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import rdflib
+from lxml import etree
+from rdflib import Dataset, Graph
+from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+from rdflib.term import BNode, Node, URIRef
+
+from ldids import foxml, oaipmh, safexml
+from ldids.errors import InputError
+from ldids.ntriples import Quad, quad_line, term
+
+__all__ = [
+    "FORMATS",
+    "Format",
+    "Input",
+    "atomic_output",
+    "guess_format",
+    "label_blank_nodes",
+    "read",
+    "resolve_format",
+    "serialize",
+]
+
+# Lexical forms are data: rdflib would otherwise rewrite "01"^^xsd:integer as "1" and a
+# datestamp's "Z" as "+00:00" on every parse. ldids never changes what it does not own.
+rdflib.NORMALIZE_LITERALS = False
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str  # as rdflib names it (or ours: foxml, oai-pmh)
+    extensions: tuple[str, ...]
+    media_types: tuple[str, ...]
+    quads: bool = False  # holds named graphs
+    writable: bool = True
+
+
+FORMATS: tuple[Format, ...] = (
+    Format("turtle", (".ttl",), ("text/turtle", "application/x-turtle")),
+    Format("nt", (".nt",), ("application/n-triples",)),
+    Format("nquads", (".nq",), ("application/n-quads",), quads=True),
+    Format("trig", (".trig",), ("application/trig",), quads=True),
+    Format("xml", (".rdf", ".owl"), ("application/rdf+xml",)),
+    Format("json-ld", (".jsonld",), ("application/ld+json",), quads=True),
+    Format("foxml", (".foxml",), ("application/fedora-foxml+xml",), writable=False),
+    Format("oai-pmh", (), ("application/oai-pmh+xml",), writable=False),
+)
+_BY_NAME = {f.name: f for f in FORMATS}
+_ALIASES = {
+    "ttl": "turtle", "n3": "turtle", "ntriples": "nt", "n-triples": "nt", "nq": "nquads", "n-quads": "nquads",
+    "rdfxml": "xml", "rdf/xml": "xml", "rdf": "xml", "jsonld": "json-ld", "json": "json-ld", "oaipmh": "oai-pmh",
+}  # fmt: skip
+_COMPRESSION = {".gz": gzip.decompress, ".bz2": bz2.decompress}
+
+
+def resolve_format(name: str) -> Format:
+    """A format by name, alias or MIME type; raises InputError naming the known ones."""
+    key = name.strip().lower().split(";", 1)[0].strip()
+    key = _ALIASES.get(key, key)
+    if key in _BY_NAME:
+        return _BY_NAME[key]
+    for candidate in FORMATS:
+        if key in candidate.media_types:
+            return candidate
+    known = ", ".join(f.name for f in FORMATS)
+    raise InputError(f"unknown format {name!r}; known: {known} (or their MIME types)")
+
+
+def guess_format(path: str, data: bytes | None = None) -> Format:
+    """The format of a file from its extension (after .gz/.bz2), else from its content."""
+    name = path.lower()
+    for suffix in _COMPRESSION:
+        name = name.removesuffix(suffix)
+    for candidate in FORMATS:
+        if name.endswith(candidate.extensions):
+            return candidate
+    if data is not None:
+        sniffed = _sniff(data)
+        if sniffed is not None:
+            return sniffed
+    raise InputError(
+        "cannot tell the format; name it with -i (turtle, nt, nquads, trig, xml, json-ld, foxml, oai-pmh)", source=path
+    )
+
+
+def _sniff(data: bytes) -> Format | None:
+    head = data[:4096].lstrip()
+    if head.startswith(b"<"):
+        for marker, name in ((b"digitalObject", "foxml"), (b"OAI-PMH", "oai-pmh"), (b"RDF", "xml")):
+            if re.search(rb"<(?:[\w.-]+:)?" + marker + rb"[\s>/]", head):
+                return _BY_NAME[name]
+        return None
+    if head.startswith((b"{", b"[")):
+        return _BY_NAME["json-ld"]
+    if head.startswith((b"@prefix", b"@base", b"PREFIX", b"prefix")):
+        return _BY_NAME["turtle"]
+    return None
+
+
+@dataclass
+class Input:
+    """What was read: statements in input order, and notes (e.g. OAI-PMH error responses)."""
+
+    quads: list[Quad] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _load(path: str) -> bytes:
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as error:
+        raise InputError(error.strerror or str(error), source=path) from error
+    for suffix, decompress in _COMPRESSION.items():
+        if path.lower().endswith(suffix):
+            try:
+                return decompress(data)
+            except (OSError, ValueError, EOFError) as error:
+                raise InputError(f"cannot decompress: {error}", source=path) from error
+    return data
+
+
+def read(paths: Iterable[str], fmt: Format | None = None) -> Input:
+    """Read every input (``-`` is standard input) into one collection of statements."""
+    found = Input()
+    for path in paths:
+        data = _load(path)
+        source = "<stdin>" if path == "-" else path
+        chosen = fmt or guess_format(path if path != "-" else "", data)
+        if chosen.name == "foxml":
+            found.quads.extend(foxml.read(data, source))
+        elif chosen.name == "oai-pmh":
+            response = oaipmh.read(data, source)
+            found.quads.extend(response.quads)
+            found.notes.extend(f"{source}: OAI-PMH error {error}" for error in response.errors)
+        else:
+            found.quads.extend(_parse_rdf(data, chosen, source))
+    found.quads = label_blank_nodes(found.quads)
+    return found
+
+
+def _parse_rdf(data: bytes, fmt: Format, source: str) -> list[Quad]:
+    if fmt.name == "xml":
+        safexml.parse(data, source)  # refuses entity declarations, reports syntax errors
+    elif fmt.name == "json-ld":
+        _check_json_ld(data, source)
+    dataset = Dataset()
+    try:
+        dataset.parse(data=data, format=fmt.name, publicID=None)
+    except Exception as error:  # rdflib's parsers raise many unrelated types
+        raise _syntax_error(error, data, fmt, source) from error
+    return list(_quads_of(dataset))
+
+
+def _quads_of(dataset: Dataset) -> Iterator[Quad]:
+    for graph in sorted(dataset.graphs(), key=lambda g: (g.identifier != DATASET_DEFAULT_GRAPH_ID, str(g.identifier))):
+        name: Node | None = None if graph.identifier == DATASET_DEFAULT_GRAPH_ID else graph.identifier
+        for s, p, o in graph:
+            yield (s, p, o, name)
+
+
+def _check_json_ld(data: bytes, source: str) -> None:
+    try:
+        document = json.loads(data)
+    except json.JSONDecodeError as error:
+        raise InputError(f"invalid JSON: {error.msg}", source=source, line=error.lineno, column=error.colno) from error
+    except UnicodeDecodeError as error:
+        raise InputError(f"invalid JSON: {error}", source=source) from error
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("@context", "@import") and _names_a_remote_document(value):
+                    raise InputError(
+                        "refused: a remote JSON-LD context would have to be fetched; inline it instead", source=source
+                    )
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(document)
+
+
+def _names_a_remote_document(value: Any) -> bool:
+    if isinstance(value, str):
+        return True
+    if isinstance(value, list):
+        return any(isinstance(item, str) for item in value)
+    return False
+
+
+def _syntax_error(error: Exception, data: bytes, fmt: Format, source: str) -> InputError:
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    lines = getattr(error, "lines", None)
+    text = getattr(error, "_str", None)
+    index = getattr(error, "_i", None)
+    if isinstance(lines, int) and isinstance(text, bytes | str) and isinstance(index, int):
+        before = text[:index]
+        newline = b"\n" if isinstance(before, bytes) else "\n"
+        column = index - (before.rfind(newline) + 1) + 1  # type: ignore[arg-type]
+        detail = str(error).split("\n", 2)[1] if "\n" in str(error) else message
+        return InputError(f"syntax error: {detail}", source=source, line=lines + 1, column=column)
+    if fmt.name in ("nt", "nquads"):
+        # rdflib names no line: find it by parsing line by line (only on the error path).
+        for number, line in enumerate(data.splitlines(), 1):
+            try:
+                Dataset().parse(data=line + b"\n", format=fmt.name)
+            except Exception as line_error:
+                detail = str(line_error).strip().splitlines()[0]
+                return InputError(f"syntax error: {detail}", source=source, line=number, column=1)
+    return InputError(f"syntax error: {message}", source=source)
+
+
+# -- Writing -------------------------------------------------------------------------------
+
+
+def label_blank_nodes(quads: list[Quad]) -> list[Quad]:
+    """Blank nodes relabeled ``b0, b1, ...`` by their content, statements sorted: the same
+    data gives the same output, whatever labels a parser drew (rdflib draws random ones,
+    and iterates in hash order).
+
+    Labels come from colour refinement: each blank node's colour is a hash of the
+    statements it stands in, with other blank nodes by their colour, repeated until the
+    colours stop splitting. Blank nodes it cannot tell apart are, in practice, symmetric,
+    so either labelling writes the same bytes.
+    """
+    occurrences: dict[BNode, list[Quad]] = {}
+    for quad in quads:
+        for node in quad:
+            if isinstance(node, BNode):
+                occurrences.setdefault(node, []).append(quad)
+    if not occurrences:
+        return sorted(quads, key=quad_line)
+    colour = dict.fromkeys(occurrences, "")
+
+    def shown(node: Node | None, focus: BNode) -> str:
+        if node is None:
+            return ""
+        if isinstance(node, BNode):
+            return "*" if node == focus else f"_:{colour[node]}"
+        return term(node)
+
+    for _ in range(len(occurrences) + 1):
+        refined = {
+            node: hashlib.sha256(
+                "\n".join([colour[node], *sorted(" ".join(shown(n, node) for n in quad) for quad in found)]).encode()
+            ).hexdigest()
+            for node, found in occurrences.items()
+        }
+        stable = len(set(refined.values())) == len(set(colour.values()))
+        colour = refined
+        if stable:
+            break
+    order = sorted(occurrences, key=lambda node: colour[node])
+    labels = {node: BNode(f"b{index}") for index, node in enumerate(order)}
+
+    def relabel(node: Node | None) -> Node | None:
+        return labels[node] if isinstance(node, BNode) else node
+
+    relabeled = [(relabel(s), p, relabel(o), relabel(g)) for s, p, o, g in quads]
+    return sorted(relabeled, key=quad_line)  # type: ignore[arg-type]
+
+
+def serialize(quads: Iterable[Quad], fmt: Format) -> bytes:
+    """Statements in ``fmt``, deterministic: the same statements give the same bytes."""
+    if not fmt.writable:
+        raise InputError(f"{fmt.name} is an input format only")
+    ordered = sorted(quads, key=quad_line)
+    if fmt.name in ("nt", "nquads"):
+        if fmt.name == "nt" and any(q[3] is not None for q in ordered):
+            raise InputError("the data has named graphs, which N-Triples cannot hold: use -t nquads or trig")
+        return "".join(quad_line(q) + "\n" for q in ordered).encode("utf-8")
+    named = any(q[3] is not None for q in ordered)
+    if named and not fmt.quads:
+        raise InputError(f"the data has named graphs, which {fmt.name} cannot hold: use -t trig or nquads")
+    if fmt.quads:
+        dataset = Dataset()
+        for s, p, o, g in ordered:
+            target = (
+                dataset.default_graph
+                if g is None
+                else dataset.graph(g if isinstance(g, URIRef | BNode) else URIRef(str(g)))
+            )
+            target.add((s, p, o))
+        result: bytes = dataset.serialize(format=fmt.name, encoding="utf-8")
+        return _sorted_json_ld(result) if fmt.name == "json-ld" else result
+    graph = Graph()
+    for s, p, o, _ in ordered:
+        graph.add((s, p, o))
+    data = bytes(graph.serialize(format=fmt.name, encoding="utf-8"))
+    return _sorted_rdf_xml(data) if fmt.name == "xml" else data
+
+
+# rdflib's RDF/XML and JSON-LD writers visit subjects in hash order: put their output in
+# a canonical order instead, without touching what it says.
+
+
+def _sorted_rdf_xml(data: bytes) -> bytes:
+    root = safexml.parse(data)
+    children = list(root)
+    for child in children:
+        root.remove(child)
+    for child in sorted(children, key=lambda element: etree.tostring(element)):
+        child.tail = "\n  "
+        root.append(child)
+    if len(root):
+        root[-1].tail = "\n"
+    return bytes(etree.tostring(root, xml_declaration=True, encoding="utf-8")) + b"\n"
+
+
+def _sorted_json_ld(data: bytes) -> bytes:
+    def canonical(value: Any, key: str | None = None) -> Any:
+        if isinstance(value, dict):
+            return {name: canonical(item, name) for name, item in value.items()}
+        if isinstance(value, list):
+            items = [canonical(item) for item in value]
+            # Arrays are sets in JSON-LD, except @list, whose order is data.
+            return items if key == "@list" else sorted(items, key=lambda item: json.dumps(item, sort_keys=True))
+        return value
+
+    return json.dumps(canonical(json.loads(data)), indent=2, sort_keys=True, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+@contextmanager
+def atomic_output(path: str) -> Iterator[IO[bytes]]:
+    """A binary stream that becomes ``path`` only if the block ends without an error.
+
+    ``-`` is standard output. Elsewhere the data goes to a temporary file beside ``path``
+    and is renamed into place at the end, so a failed run leaves no half-written output.
+    """
+    if path == "-":
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    target = Path(path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            yield stream
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
