@@ -305,7 +305,7 @@ def read_description(xml: str | bytes, source: str | None = None) -> IdentifyDes
         element = block.find(tag + name)
         if element is None:
             raise InputError(f"the oai-identifier description has no <{name}>", source=source)
-        values[name] = (element.text or "").strip()  # type: ignore[union-attr]
+        values[name] = (element.text or "").strip()
     return IdentifyDescription(
         values["repositoryIdentifier"], values["sampleIdentifier"], values["scheme"], values["delimiter"]
     )

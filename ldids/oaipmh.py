@@ -55,7 +55,7 @@ def read(data: bytes, source: str | None = None) -> Response:
     root = safexml.parse(data, source)
     if not is_oai_pmh(root):
         raise InputError(
-            f"not an OAI-PMH response: the root element is {root.tag}", source=source, line=root.sourceline
+            f"not an OAI-PMH response: the root element is {root.tag!r}", source=source, line=root.sourceline
         )
     response = Response()
     for error in root.iterfind(f"{_O}error"):

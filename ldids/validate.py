@@ -91,7 +91,7 @@ def validate(quads: Iterable[Quad], extra_shapes: Iterable[Graph] = ()) -> Verdi
         severity = report.value(result, SH.resultSeverity)
         violations.append(
             Violation(
-                focus=report.value(result, SH.focusNode),  # type: ignore[arg-type]
+                focus=report.value(result, SH.focusNode),
                 shape=_shape_name(report, result),
                 message=str(report.value(result, SH.resultMessage) or ""),
                 severity=str(severity).rsplit("#", 1)[-1] if severity is not None else "Violation",
