@@ -14,9 +14,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from ldids import __version__, handle, oai
+from ldids import __version__, handle, oai, passes, rdfio
+from ldids.config import Config
 from ldids.errors import InputError, LdidsError, ParseError, render_caret
+from ldids.ntriples import Quad, quad_line
 from ldids.registry import PRECEDENCE, Inspection, Registry
+from ldids.validate import validate as validate_data
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -96,6 +99,61 @@ def _build_parser() -> argparse.ArgumentParser:
     description.add_argument("file", nargs="?", metavar="FILE")
     description.add_argument("--write", nargs=2, metavar=("NAMESPACE", "SAMPLE_IDENTIFIER"))
     description.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    formats = ", ".join(f.name for f in rdfio.FORMATS)
+    normalize = commands.add_parser(
+        "normalize",
+        help="rewrite identifiers in RDF to canonical form, link their forms, record a crosswalk",
+        description="Rewrite every recognized identifier to its canonical IRI, add owl:sameAs links between the "
+        "forms that name the same thing, and report invalid identifiers (never rewritten). Reads files or "
+        f"standard input ({formats}; guessed from extensions or content, .gz/.bz2 too), writes one file or "
+        "standard output; files are written to a temporary file and renamed into place. A summary goes to "
+        "standard error. Exit 0 on success (1 with --strict when invalid identifiers were found), 2 on input errors.",
+    )
+    normalize.add_argument("inputs", nargs="*", metavar="INPUT", help="input files, - for standard input (default)")
+    normalize.add_argument("-o", "--output", default="-", help="output file, - for standard output (default)")
+    normalize.add_argument("-i", "--input-format", help="input format name or MIME type (default: guessed)")
+    normalize.add_argument(
+        "-t", "--output-format", help="output format (default: from -o, else the input's, else turtle)"
+    )
+    normalize.add_argument("--config", help="TOML configuration (bare-PID predicates, Fedora OAI namespaces, ...)")
+    where = normalize.add_mutually_exclusive_group()
+    where.add_argument("--links", metavar="FILE", help="write the owl:sameAs links to FILE instead of the output")
+    where.add_argument("--no-links", action="store_true", help="write no owl:sameAs links")
+    normalize.add_argument(
+        "--crosswalk", metavar="FILE", help="record every change in FILE (.csv or .nt); see `ldids undo`"
+    )
+    normalize.add_argument(
+        "--summary", choices=("text", "json"), default="text", help="summary format on standard error"
+    )
+    normalize.add_argument("--strict", action="store_true", help="exit 1 if invalid identifiers were found")
+    normalize.add_argument("-q", "--quiet", action="store_true", help="no summary, no problem list")
+
+    validate = commands.add_parser(
+        "validate",
+        help="validate RDF with the shipped SHACL shapes (and yours)",
+        description="Validate RDF against the SHACL shapes shipped with ldids and any --shapes files. "
+        "Exit 0 if it conforms, 1 if it does not, 2 if validation could not run (unreadable data or shapes).",
+    )
+    validate.add_argument("inputs", nargs="+", metavar="DATA")
+    validate.add_argument("-i", "--input-format", help="input format name or MIME type (default: guessed)")
+    validate.add_argument("--shapes", action="append", default=[], metavar="FILE", help="more shapes (repeatable)")
+    validate.add_argument("--format", choices=("text", "turtle", "json"), default="text", help="report format")
+    validate.add_argument("--limit", type=int, default=20, help="results listed in text and JSON (default 20)")
+    validate.add_argument("--all", action="store_true", help="list every result")
+
+    undo = commands.add_parser(
+        "undo",
+        help="undo a normalization from its crosswalk",
+        description="Restore the statements before `ldids normalize` from its output and its --crosswalk: links are "
+        "removed and every rewritten statement is replaced by the one it came from. Exact for N-Triples and "
+        "N-Quads output (their blank node labels are kept).",
+    )
+    undo.add_argument("inputs", nargs="+", metavar="DATA", help="the normalized data (links included or not)")
+    undo.add_argument("--crosswalk", required=True, metavar="FILE", help="the crosswalk of that run (.csv or .nt)")
+    undo.add_argument("-i", "--input-format", help="input format (default: guessed)")
+    undo.add_argument("-o", "--output", default="-", help="output file, - for standard output (default)")
+    undo.add_argument("-t", "--output-format", help="output format (default: from -o, else the input's)")
     return parser
 
 
@@ -198,7 +256,143 @@ class _UsageError(LdidsError):
     pass
 
 
-_COMMANDS = {"inspect": _inspect, "mint": _mint, "oai-request": _oai_request, "oai-description": _oai_description}
+def _output_format(option: str | None, output: str, fallback: rdfio.Format | None) -> rdfio.Format:
+    if option:
+        return rdfio.resolve_format(option)
+    if output != "-":
+        try:
+            return rdfio.guess_format(output)
+        except InputError:
+            pass
+    return fallback if fallback is not None and fallback.writable else rdfio.resolve_format("turtle")
+
+
+def _input_format(option: str | None, inputs: list[str]) -> rdfio.Format | None:
+    """The input format named, or told by the first input's extension (for the default output format)."""
+    if option:
+        return rdfio.resolve_format(option)
+    try:
+        return rdfio.guess_format(inputs[0]) if inputs[0] != "-" else None
+    except InputError:
+        return None
+
+
+def _normalize(args: argparse.Namespace, out: TextIO) -> int:
+    config = Config.from_toml(args.config) if args.config else Config()
+    inputs = args.inputs or ["-"]
+    data = rdfio.read(inputs, rdfio.resolve_format(args.input_format) if args.input_format else None)
+    fmt = _output_format(args.output_format, args.output, _input_format(args.input_format, inputs))
+    result = passes.normalize(data.quads, config)
+    in_output = result.links if not (args.links or args.no_links) else []
+    # Everything is serialized before anything is written: an error leaves no output.
+    payloads = [(args.output, rdfio.serialize([*result.quads, *in_output], fmt))]
+    if args.links:
+        payloads.append((args.links, rdfio.serialize(result.links, _output_format(None, args.links, fmt))))
+    if args.crosswalk:
+        payloads.append((args.crosswalk, rdfio.crosswalk_bytes(passes.crosswalk(result), args.crosswalk)))
+    for path, payload in payloads:
+        with rdfio.atomic_output(path) as stream:
+            stream.write(payload)
+    if not args.quiet:
+        _report_normalization(result, data.notes, args.summary)
+    return EXIT_INVALID if args.strict and result.findings else EXIT_OK
+
+
+_PROBLEMS_SHOWN = 20
+
+
+def _report_normalization(result: passes.Result, notes: list[str], style: str) -> None:
+    summary = result.summary()
+    if style == "json":
+        payload = {
+            **summary,
+            "notes": notes,
+            "problem_list": [_finding_json(f) for f in result.findings[:_PROBLEMS_SHOWN]],
+        }
+        sys.stderr.write(json.dumps(payload) + "\n")
+        return
+    schemes = ", ".join(f"{name} {count}" for name, count in summary["identifiers_rewritten"].items()) or "none"
+    sys.stderr.write(
+        f"ldids: {summary['statements_in']} statements in, {summary['statements_out']} out "
+        f"({summary['statements_merged']} merged, {summary['links']} links); "
+        f"identifiers rewritten: {schemes}; invalid identifiers: {summary['problems']}\n"
+    )
+    for note in notes:
+        sys.stderr.write(f"ldids: note: {note}\n")
+    for finding in result.findings[:_PROBLEMS_SHOWN]:
+        problem = finding.problems[0]
+        sys.stderr.write(
+            f"ldids: invalid {finding.scheme} identifier in {finding.position} of {quad_line(finding.quad)}\n"
+            f"  {render_caret(str(finding.term), problem, indent='      ')}\n"
+        )
+    hidden = len(result.findings) - _PROBLEMS_SHOWN
+    if hidden > 0:
+        sys.stderr.write(f"ldids: ... and {hidden} more invalid identifiers (--summary json lists them by count)\n")
+
+
+def _finding_json(finding: passes.Finding) -> dict[str, object]:
+    return {
+        "term": str(finding.term),
+        "scheme": finding.scheme,
+        "position": finding.position,
+        "statement": quad_line(finding.quad),
+        "problems": [p.to_json() for p in finding.problems],
+    }
+
+
+def _validate(args: argparse.Namespace, out: TextIO) -> int:
+    fmt = rdfio.resolve_format(args.input_format) if args.input_format else None
+    data = rdfio.read(args.inputs, fmt)
+    extra = [rdfio.read_graph(path) for path in args.shapes]
+    try:
+        verdict = validate_data(data.quads, extra)
+    except LdidsError:
+        raise
+    except Exception as error:  # pyshacl fails in many ways on broken shapes
+        raise InputError(f"validation could not run: {error}") from error
+    limit = None if args.all else max(args.limit, 0)
+    if args.format == "turtle":
+        out.write(verdict.report.serialize(format="turtle"))
+    elif args.format == "json":
+        out.write(json.dumps(verdict.to_json(limit)) + "\n")
+    else:
+        out.write("conforms\n" if verdict.conforms else f"does not conform: {len(verdict.violations)} results\n")
+        for shape, count in sorted(verdict.per_shape().items()):
+            out.write(f"  {count:>6}  {shape}\n")
+        listed = verdict.violations if limit is None else verdict.violations[:limit]
+        for violation in listed:
+            out.write(f"{violation.severity}: {violation.focus}: {violation.message} [{violation.shape}]\n")
+        if len(listed) < len(verdict.violations):
+            out.write(
+                f"... {len(verdict.violations) - len(listed)} more (--all, or --format turtle for the full report)\n"
+            )
+    return EXIT_OK if verdict.conforms else EXIT_INVALID
+
+
+def _undo(args: argparse.Namespace, out: TextIO) -> int:
+    rows = rdfio.read_crosswalk(args.crosswalk)
+    lines = rdfio.LineParser()
+    fmt = rdfio.resolve_format(args.input_format) if args.input_format else None
+    quads: list[Quad] = []
+    for path in args.inputs:
+        quads.extend(lines.read_labeled(path, fmt))
+    restored = passes.undo(quads, rows, lines.quad)
+    given = _input_format(args.input_format, args.inputs)
+    payload = rdfio.serialize(restored, _output_format(args.output_format, args.output, given))
+    with rdfio.atomic_output(args.output) as stream:
+        stream.write(payload)
+    return EXIT_OK
+
+
+_COMMANDS = {
+    "inspect": _inspect,
+    "mint": _mint,
+    "oai-request": _oai_request,
+    "oai-description": _oai_description,
+    "normalize": _normalize,
+    "validate": _validate,
+    "undo": _undo,
+}
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

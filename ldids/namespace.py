@@ -29,6 +29,7 @@ class LDIDS(DefinedNamespace):
     Handle: URIRef
     CordraIdentifier: URIRef
     Rewrite: URIRef
+    Link: URIRef
     # Properties of identifiers
     scheme: URIRef
     namespace: URIRef
@@ -40,6 +41,8 @@ class LDIDS(DefinedNamespace):
     position: URIRef
     termKind: URIRef
     statement: URIRef
+    rewrittenStatement: URIRef
+    kept: URIRef
     # OAI-PMH
     datestamp: URIRef
     setSpec: URIRef

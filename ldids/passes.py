@@ -151,7 +151,9 @@ def rewrite(quads: Iterable[Quad], config: Config, cache: TermCache | None = Non
 
     IRIs stay IRIs; a literal keeps its datatype and gets the canonical form as its lexical
     form, or becomes an IRI if ``config.literals_to_iris``. Predicates are rewritten only
-    if ``config.rewrite_predicates``.
+    if ``config.rewrite_predicates``. Objects of owl:sameAs are left as they are: a link
+    names another form on purpose, and rewriting it would undo the link (and make a second
+    run change what the first wrote).
     """
     known = cache if cache is not None else TermCache(config)
     positions: tuple[tuple[int, Position], ...] = ((0, "subject"), (2, "object"), (3, "graph"))
@@ -163,7 +165,7 @@ def rewrite(quads: Iterable[Quad], config: Config, cache: TermCache | None = Non
         findings: list[Finding] = []
         for index, position in positions:
             node = quad[index]
-            if node is None:
+            if node is None or (index == 2 and quad[1] == SAME_AS):
                 continue
             found = known.look_up(node, quad[1] if index == 2 else None)
             if found is None:

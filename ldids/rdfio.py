@@ -10,8 +10,10 @@ Outputs are written to a temporary file and renamed into place.
 from __future__ import annotations
 
 import bz2
+import csv
 import gzip
 import hashlib
+import io
 import json
 import os
 import re
@@ -27,20 +29,27 @@ import rdflib
 from lxml import etree
 from rdflib import Dataset, Graph
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
-from rdflib.term import BNode, Node, URIRef
+from rdflib.namespace import RDF
+from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids import foxml, oaipmh, safexml
 from ldids.errors import InputError
+from ldids.namespace import LDIDS
 from ldids.ntriples import Quad, quad_line, term
+from ldids.passes import Crosswalk
 
 __all__ = [
     "FORMATS",
     "Format",
     "Input",
+    "LineParser",
     "atomic_output",
+    "crosswalk_bytes",
     "guess_format",
     "label_blank_nodes",
     "read",
+    "read_crosswalk",
+    "read_graph",
     "resolve_format",
     "serialize",
 ]
@@ -365,3 +374,145 @@ def atomic_output(path: str) -> Iterator[IO[bytes]]:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+# -- The crosswalk -----------------------------------------------------------------------
+
+
+def crosswalk_bytes(rows: Iterable[Crosswalk], path: str) -> bytes:
+    """Crosswalk rows as CSV (``.csv``) or N-Triples (``.nt``), chosen by ``path``."""
+    if path.lower().endswith(".csv"):
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(Crosswalk.FIELDS)
+        for row in rows:
+            writer.writerow(
+                [
+                    row.kind,
+                    row.scheme,
+                    row.position,
+                    row.original,
+                    row.canonical,
+                    row.statement,
+                    row.rewritten,
+                    str(row.kept).lower(),
+                ]
+            )
+        return buffer.getvalue().encode("utf-8")
+    if path.lower().endswith(".nt"):
+        lines: list[str] = []
+        for index, row in enumerate(rows):
+            node = BNode(f"r{index}")
+            kind = LDIDS.Rewrite if row.kind == "rewrite" else LDIDS.Link
+            statements: list[tuple[URIRef, Node]] = [
+                (RDF.type, kind),
+                (LDIDS.rewrittenStatement, Literal(row.rewritten)),
+            ]
+            if row.kind == "rewrite":
+                statements += [
+                    (LDIDS.scheme, Literal(row.scheme)),
+                    (LDIDS.position, Literal(row.position)),
+                    (LDIDS.originalForm, Literal(row.original)),
+                    (LDIDS.canonicalForm, Literal(row.canonical)),
+                    (LDIDS.statement, Literal(row.statement)),
+                    (LDIDS.kept, Literal(row.kept)),
+                ]
+            lines.extend(quad_line((node, predicate, value, None)) for predicate, value in statements)
+        return "".join(line + "\n" for line in lines).encode("utf-8")
+    raise InputError("a crosswalk file ends in .csv or .nt", source=path)
+
+
+def read_crosswalk(path: str) -> list[Crosswalk]:
+    """Crosswalk rows back from a CSV or N-Triples crosswalk file."""
+    data = _load(path)
+    if path.lower().endswith(".csv"):
+        reader = csv.DictReader(io.StringIO(data.decode("utf-8")))
+        if tuple(reader.fieldnames or ()) != Crosswalk.FIELDS:
+            raise InputError(
+                f"not an ldids crosswalk: the columns must be {', '.join(Crosswalk.FIELDS)}", source=path, line=1
+            )
+        rows = []
+        for record in reader:
+            kind = record["kind"]
+            if kind not in ("rewrite", "link"):
+                raise InputError(f"unknown row kind {kind!r}", source=path, line=reader.line_num)
+            rows.append(
+                Crosswalk(
+                    "rewrite" if kind == "rewrite" else "link",
+                    record["scheme"],
+                    record["position"],
+                    record["original"],
+                    record["canonical"],
+                    record["statement"],
+                    record["rewritten"],
+                    record["kept"] == "true",
+                )
+            )
+        return rows
+    graph = Graph()
+    try:
+        graph.parse(data=data, format="nt")
+    except Exception as error:
+        raise _syntax_error(error, data, _BY_NAME["nt"], path) from error
+    rows = []
+    for node in sorted(
+        set(graph.subjects(RDF.type, LDIDS.Rewrite)) | set(graph.subjects(RDF.type, LDIDS.Link)), key=str
+    ):
+
+        def text(predicate: URIRef, subject: Node = node) -> str:
+            value = graph.value(subject, predicate)
+            return "" if value is None else str(value)
+
+        is_rewrite = (node, RDF.type, LDIDS.Rewrite) in graph
+        rows.append(
+            Crosswalk(
+                "rewrite" if is_rewrite else "link",
+                text(LDIDS.scheme),
+                text(LDIDS.position),
+                text(LDIDS.originalForm),
+                text(LDIDS.canonicalForm),
+                text(LDIDS.statement),
+                text(LDIDS.rewrittenStatement),
+                text(LDIDS.kept) == "true",
+            )
+        )
+    return rows
+
+
+class LineParser:
+    """N-Quads lines to quads, blank node labels shared with :meth:`read_labeled` (undo)."""
+
+    def __init__(self) -> None:
+        self.blank_nodes: dict[str, BNode] = {}
+
+    def quad(self, line: str) -> Quad:
+        dataset = Dataset()
+        try:
+            dataset.parse(data=line, format="nquads", bnode_context=self.blank_nodes)
+        except Exception as error:
+            raise InputError(f"not an N-Quads statement: {line!r} ({error})") from error
+        found = list(_quads_of(dataset))
+        if len(found) != 1:
+            raise InputError(f"not one N-Quads statement: {line!r}")
+        return found[0]
+
+    def read_labeled(self, path: str, fmt: Format | None = None) -> list[Quad]:
+        """Statements of one file, keeping its blank node labels (N-Triples, N-Quads only)."""
+        data = _load(path)
+        chosen = fmt or guess_format(path if path != "-" else "", data)
+        if chosen.name not in ("nt", "nquads"):
+            return read([path], chosen).quads
+        dataset = Dataset()
+        try:
+            dataset.parse(data=data, format=chosen.name, bnode_context=self.blank_nodes)
+        except Exception as error:
+            raise _syntax_error(error, data, chosen, path) from error
+        return list(_quads_of(dataset))
+
+
+def read_graph(path: str) -> Graph:
+    """One RDF file as a graph (for shapes); named graphs are merged."""
+    graph = Graph()
+    for s, p, o, _ in read([path]).quads:
+        graph.add((s, p, o))
+    return graph
