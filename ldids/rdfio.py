@@ -19,6 +19,7 @@ import os
 import re
 import sys
 import tempfile
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -130,6 +131,17 @@ def _sniff(data: bytes) -> Format | None:
     return None
 
 
+@contextmanager
+def _rdflib_quietly() -> Iterator[None]:
+    """rdflib's own parsers and serializers call its deprecated ``ConjunctiveGraph`` and
+    ``Dataset.default_context``; those notices are for rdflib, not for ldids users."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message=r"(Dataset\.default_context|ConjunctiveGraph) is deprecated", category=DeprecationWarning
+        )
+        yield
+
+
 @dataclass
 class Input:
     """What was read: statements in input order, and notes (e.g. OAI-PMH error responses)."""
@@ -176,12 +188,15 @@ def _parse_rdf(data: bytes, fmt: Format, source: str) -> list[Quad]:
         safexml.parse(data, source)  # refuses entity declarations, reports syntax errors
     elif fmt.name == "json-ld":
         _check_json_ld(data, source)
-    dataset = Dataset()
+    target: Graph = Dataset() if fmt.quads else Graph()
     try:
-        dataset.parse(data=data, format=fmt.name, publicID=None)
+        with _rdflib_quietly():
+            target.parse(data=data, format=fmt.name)
     except Exception as error:  # rdflib's parsers raise many unrelated types
         raise _syntax_error(error, data, fmt, source) from error
-    return list(_quads_of(dataset))
+    if isinstance(target, Dataset):
+        return list(_quads_of(target))
+    return [(s, p, o, None) for s, p, o in target]
 
 
 def _quads_of(dataset: Dataset) -> Iterator[Quad]:
@@ -237,7 +252,8 @@ def _syntax_error(error: Exception, data: bytes, fmt: Format, source: str) -> In
         # rdflib names no line: find it by parsing line by line (only on the error path).
         for number, line in enumerate(data.splitlines(), 1):
             try:
-                Dataset().parse(data=line + b"\n", format=fmt.name)
+                with _rdflib_quietly():
+                    Dataset().parse(data=line + b"\n", format=fmt.name)
             except Exception as line_error:
                 detail = str(line_error).strip().splitlines()[0]
                 return InputError(f"syntax error: {detail}", source=source, line=number, column=1)
@@ -315,7 +331,8 @@ def serialize(quads: Iterable[Quad], fmt: Format) -> bytes:
                 else dataset.graph(g if isinstance(g, URIRef | BNode) else URIRef(str(g)))
             )
             target.add((s, p, o))
-        result: bytes = dataset.serialize(format=fmt.name, encoding="utf-8")
+        with _rdflib_quietly():
+            result: bytes = dataset.serialize(format=fmt.name, encoding="utf-8")
         return _sorted_json_ld(result) if fmt.name == "json-ld" else result
     graph = Graph()
     for s, p, o, _ in ordered:
@@ -488,7 +505,8 @@ class LineParser:
     def quad(self, line: str) -> Quad:
         dataset = Dataset()
         try:
-            dataset.parse(data=line, format="nquads", bnode_context=self.blank_nodes)
+            with _rdflib_quietly():
+                dataset.parse(data=line, format="nquads", bnode_context=self.blank_nodes)
         except Exception as error:
             raise InputError(f"not an N-Quads statement: {line!r} ({error})") from error
         found = list(_quads_of(dataset))
@@ -504,7 +522,8 @@ class LineParser:
             return read([path], chosen).quads
         dataset = Dataset()
         try:
-            dataset.parse(data=data, format=chosen.name, bnode_context=self.blank_nodes)
+            with _rdflib_quietly():
+                dataset.parse(data=data, format=chosen.name, bnode_context=self.blank_nodes)
         except Exception as error:
             raise _syntax_error(error, data, chosen, path) from error
         return list(_quads_of(dataset))
