@@ -7,7 +7,9 @@
   ``ldids:sampleIdentifier`` of the repository's base URL.
 
 Error responses (``noRecordsMatch``, ``idDoesNotExist``, ...) hold no statements; they are
-returned as notes, not raised: a harvest that found nothing is not malformed input.
+returned as notes, not raised: a harvest that found nothing is not malformed input. So is a
+record header without an identifier (it names nothing, so no statement can be made of it):
+it is skipped with a note that gives its line, and the other records are kept.
 """
 
 from __future__ import annotations
@@ -40,10 +42,11 @@ _SECOND = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
 @dataclass
 class Response:
-    """The statements of one response, and the OAI-PMH errors it reported."""
+    """The statements of one response, the OAI-PMH errors it reported, and what was skipped."""
 
     quads: list[Quad] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
 
 def is_oai_pmh(root: etree._Element) -> bool:
@@ -61,6 +64,9 @@ def read(data: bytes, source: str | None = None) -> Response:
     for error in root.iterfind(f"{_O}error"):
         response.errors.append(f"{error.get('code', 'unknown')}: {(error.text or '').strip()}".rstrip(": "))
     for header in root.iter(f"{_O}header"):
+        if header.find(f"{_O}identifier") is None:
+            response.skipped.append(f"line {header.sourceline}: a record header without an identifier was skipped")
+            continue
         response.quads.extend(_record(header, source))
     for identify in root.iterfind(f"{_O}Identify"):
         response.quads.extend(_identify(identify, source))
@@ -76,8 +82,7 @@ def _iri(text: str, element: etree._Element, source: str | None, what: str) -> U
 
 def _record(header: etree._Element, source: str | None) -> Iterator[Quad]:
     identifier = header.find(f"{_O}identifier")
-    if identifier is None:
-        raise InputError("a record header has no identifier", source=source, line=header.sourceline)
+    assert identifier is not None  # read() skips headers without one
     subject = _iri(identifier.text or "", identifier, source, "the header identifier")
     datestamp = (header.findtext(f"{_O}datestamp") or "").strip()
     if datestamp:

@@ -177,6 +177,7 @@ def read(paths: Iterable[str], fmt: Format | None = None) -> Input:
             response = oaipmh.read(data, source)
             found.quads.extend(response.quads)
             found.notes.extend(f"{source}: OAI-PMH error {error}" for error in response.errors)
+            found.notes.extend(f"{source}: {skipped}" for skipped in response.skipped)
         else:
             found.quads.extend(_parse_rdf(data, chosen, source))
     found.quads = label_blank_nodes(found.quads)

@@ -78,11 +78,8 @@ def validate(quads: Iterable[Quad], extra_shapes: Iterable[Graph] = ()) -> Verdi
     data = Dataset()
     for s, p, o, g in quads:
         (data.default_graph if g is None else data.graph(g)).add((s, p, o))  # type: ignore[arg-type]
-    target: Graph = (
-        data
-        if any(True for _ in data.contexts() if _.identifier != data.default_graph.identifier)
-        else data.default_graph
-    )
+    named = any(graph.identifier != data.default_graph.identifier for graph in data.graphs())
+    target: Graph = data if named else data.default_graph
     conforms, report, _ = shacl_validate(
         target, shacl_graph=shapes, advanced=True, inference="none", do_owl_imports=False
     )
