@@ -11,6 +11,8 @@ from rdflib.namespace import DC, OWL
 from ldids import foxml, oaipmh, passes, rdfio, safexml
 from ldids.config import Config
 from ldids.errors import InputError
+from ldids.namespace import LDIDS
+from ldids.ntriples import Quad
 from ldids.validate import validate
 
 REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
@@ -42,7 +44,7 @@ def test_the_real_files_are_there() -> None:
     assert len(OAI_PMH) > 20
 
 
-def check_laws(quads: list[passes.Quad], config: Config) -> passes.Result:
+def check_laws(quads: list[Quad], config: Config) -> passes.Result:
     result = passes.normalize(quads, config)
     out = result.quads + result.links
     # No statement lost: every input statement appears, rewritten or not; counts add up.
@@ -104,7 +106,6 @@ def test_identify_description_is_read() -> None:
     result = passes.normalize(rdfio.read([str(path)]).quads, Config())
     base = URIRef("http://test.example.com/oai")
     sample = URIRef("http://purl.org/poi/test.example.com/2342")  # the oai: sample, rewritten
-    from ldids.namespace import LDIDS
 
     assert (base, LDIDS.sampleIdentifier, sample, None) in result.quads
     assert (sample, OWL.sameAs, URIRef("oai:test.example.com:2342"), None) in result.links
