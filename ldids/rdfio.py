@@ -49,6 +49,7 @@ __all__ = [
     "guess_format",
     "label_blank_nodes",
     "read",
+    "read_bytes",
     "read_crosswalk",
     "read_graph",
     "resolve_format",
@@ -137,7 +138,7 @@ def _rdflib_quietly() -> Iterator[None]:
     ``Dataset.default_context``; those notices are for rdflib, not for ldids users."""
     with warnings.catch_warnings():
         warnings.filterwarnings(
-            "ignore", message=r"(Dataset\.default_context|ConjunctiveGraph) is deprecated", category=DeprecationWarning
+            "ignore", message=r"(Dataset\.\w+|ConjunctiveGraph) is deprecated", category=DeprecationWarning
         )
         yield
 
@@ -170,18 +171,29 @@ def read(paths: Iterable[str], fmt: Format | None = None) -> Input:
     for path in paths:
         data = _load(path)
         source = "<stdin>" if path == "-" else path
-        chosen = fmt or guess_format(path if path != "-" else "", data)
-        if chosen.name == "foxml":
-            found.quads.extend(foxml.read(data, source))
-        elif chosen.name == "oai-pmh":
-            response = oaipmh.read(data, source)
-            found.quads.extend(response.quads)
-            found.notes.extend(f"{source}: OAI-PMH error {error}" for error in response.errors)
-            found.notes.extend(f"{source}: {skipped}" for skipped in response.skipped)
-        else:
-            found.quads.extend(_parse_rdf(data, chosen, source))
+        _read_into(found, data, fmt or guess_format(path if path != "-" else "", data), source)
     found.quads = label_blank_nodes(found.quads)
     return found
+
+
+def read_bytes(data: bytes, fmt: str | Format, source: str = "<data>") -> Input:
+    """Read one document held in memory."""
+    found = Input()
+    _read_into(found, data, fmt if isinstance(fmt, Format) else resolve_format(fmt), source)
+    found.quads = label_blank_nodes(found.quads)
+    return found
+
+
+def _read_into(found: Input, data: bytes, fmt: Format, source: str) -> None:
+    if fmt.name == "foxml":
+        found.quads.extend(foxml.read(data, source))
+    elif fmt.name == "oai-pmh":
+        response = oaipmh.read(data, source)
+        found.quads.extend(response.quads)
+        found.notes.extend(f"{source}: OAI-PMH error {error}" for error in response.errors)
+        found.notes.extend(f"{source}: {skipped}" for skipped in response.skipped)
+    else:
+        found.quads.extend(_parse_rdf(data, fmt, source))
 
 
 def _parse_rdf(data: bytes, fmt: Format, source: str) -> list[Quad]:
@@ -332,14 +344,41 @@ def serialize(quads: Iterable[Quad], fmt: Format) -> bytes:
                 else dataset.graph(g if isinstance(g, URIRef | BNode) else URIRef(str(g)))
             )
             target.add((s, p, o))
+        _bind_prefixes(dataset, ordered)
         with _rdflib_quietly():
             result: bytes = dataset.serialize(format=fmt.name, encoding="utf-8")
         return _sorted_json_ld(result) if fmt.name == "json-ld" else result
     graph = Graph()
     for s, p, o, _ in ordered:
         graph.add((s, p, o))
+    _bind_prefixes(graph, ordered)
     data = bytes(graph.serialize(format=fmt.name, encoding="utf-8"))
     return _sorted_rdf_xml(data) if fmt.name == "xml" else data
+
+
+# Readable prefixes for the vocabularies this data is full of.
+_PREFIXES = {
+    "fedora-model": "info:fedora/fedora-system:def/model#",
+    "fedora-view": "info:fedora/fedora-system:def/view#",
+    "rel": "info:fedora/fedora-system:def/relations-external#",
+    "oai": "http://www.openarchives.org/OAI/2.0/",
+    "ldids": "https://w3id.org/ldids/vocab#",
+}
+
+
+def _bind_prefixes(graph: Graph, quads: list[Quad]) -> None:
+    """Bind every prefix a writer will need before it runs: rdflib would otherwise invent
+    ns1, ns2, ... in the order it happens to meet them, which is hash order."""
+    for prefix, namespace in _PREFIXES.items():
+        graph.bind(prefix, namespace, override=True, replace=True)
+    terms = {str(p) for _, p, _, _ in quads} | {
+        str(o) for _, p, o, _ in quads if p == RDF.type and isinstance(o, URIRef)
+    }
+    for iri in sorted(terms):
+        try:
+            graph.namespace_manager.compute_qname(iri, generate=True)
+        except ValueError:
+            continue  # no prefix possible (a writer that needs one reports it)
 
 
 # rdflib's RDF/XML and JSON-LD writers visit subjects in hash order: put their output in

@@ -7,6 +7,8 @@ stalling. Syntax errors say where: line and column, 1-based.
 
 from __future__ import annotations
 
+import re
+
 from lxml import etree
 
 from ldids.errors import InputError
@@ -20,8 +22,38 @@ def _parser() -> etree.XMLParser:
     )
 
 
+_DOCTYPE = re.compile(rb"<!DOCTYPE")
+_ENTITY = re.compile(rb"<!ENTITY")
+_ELEMENT_START = re.compile(rb"<[A-Za-z_:]")
+
+
+def _declared_entity(data: bytes) -> int | None:
+    """Offset of an entity declaration in the prolog's DTD, if there is one.
+
+    Checked before parsing so that the refusal says why; libxml2's own expansion limit
+    would stop a "billion laughs" too, with a message nobody understands.
+    """
+    doctype = _DOCTYPE.search(data)
+    if doctype is None or _ELEMENT_START.search(data, 0, doctype.start()):
+        return None
+    entity = _ENTITY.search(data, doctype.end())
+    if entity is None or _ELEMENT_START.search(data, doctype.end(), entity.start()):
+        return None  # after the root element started, "<!ENTITY" is text, not a declaration
+    return entity.start()
+
+
 def parse(data: bytes, source: str | None = None) -> etree._Element:
     """The root element of ``data``; raises InputError for malformed or refused XML."""
+    declared = _declared_entity(data)
+    if declared is not None:
+        line = data.count(b"\n", 0, declared) + 1
+        column = declared - (data.rfind(b"\n", 0, declared) + 1) + 1
+        raise InputError(
+            "refused: the document declares XML entities (a DTD internal subset)",
+            source=source,
+            line=line,
+            column=column,
+        )
     try:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as error:

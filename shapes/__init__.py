@@ -1,0 +1,1 @@
+"""SHACL shapes shipped with ldids: a data package (see ldids.resources)."""

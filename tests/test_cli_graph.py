@@ -1,0 +1,195 @@
+"""`ldids normalize`, `validate` and `undo` through main([...]) and as a process."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rdflib import Graph
+from rdflib.compare import isomorphic
+
+from ldids.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "fedora-export.ttl"
+CONFIG = ROOT / "examples" / "ldids.toml"
+REALDATA = ROOT.parent / "shared" / "realdata"
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    out = io.StringIO()
+    code = main(args, out)
+    captured = capsys.readouterr()
+    return code, out.getvalue() + captured.out, captured.err
+
+
+def test_normalize_the_example(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out.ttl"
+    code, _, err = run(["normalize", str(EXAMPLE), "--config", str(CONFIG), "-o", str(out)], capsys)
+    assert code == 0
+    graph = Graph().parse(out)
+    text = out.read_text()
+    assert "<info:fedora/demo:1>" in text
+    assert "hdl:100.102/F58FB49EB1F848F0A606E84CEF294BE5" in text
+    assert '"info:fedora/demo:1"' in text  # the bare PID literal, by configuration
+    assert len(graph) == 7 + 7  # 7 statements, 7 links
+    assert "7 statements in, 14 out (0 merged, 7 links)" in err
+    # The subject is rewritten in each of its 7 statements, the collection once.
+    assert "identifiers rewritten: fedora-pid 1, handle 2, info-fedora 8, oai 1, poi 1" in err
+
+
+@pytest.mark.parametrize(
+    ("option", "marker"),
+    [
+        (["-t", "nt"], "<info:fedora/demo:1> <http://purl.org/dc/elements/1.1/identifier>"),
+        (["-t", "application/n-quads"], "<info:fedora/demo:1> <http://purl.org/dc/elements/1.1/identifier>"),
+        (["-t", "xml"], "<rdf:RDF"),
+        (["-t", "json-ld"], '"@id": "info:fedora/demo:1"'),
+        (["-t", "trig"], "<info:fedora/demo:1>"),
+        (["-t", "text/turtle"], "<info:fedora/demo:1>"),
+    ],
+)
+def test_output_formats(option: list[str], marker: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    code, _, _ = run(["normalize", str(EXAMPLE), "-q", "-o", str(out), *option], capsys)
+    assert code == 0
+    assert marker in out.read_text()
+
+
+def test_format_is_guessed_from_the_output_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out.nt"
+    assert run(["normalize", str(EXAMPLE), "-q", "-o", str(out)], capsys)[0] == 0
+    assert all(line.endswith(" .") for line in out.read_text().splitlines())
+
+
+def test_links_to_a_separate_file_or_nowhere(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out, links = tmp_path / "out.nt", tmp_path / "links.nt"
+    assert run(["normalize", str(EXAMPLE), "-q", "-o", str(out), "--links", str(links)], capsys)[0] == 0
+    assert "owl#sameAs" not in out.read_text()
+    assert len(links.read_text().splitlines()) == 7
+    assert all("owl#sameAs" in line for line in links.read_text().splitlines())
+    assert run(["normalize", str(EXAMPLE), "-q", "-o", str(out), "--no-links"], capsys)[0] == 0
+    assert "owl#sameAs" not in out.read_text()
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".nt"])
+def test_crosswalk_and_undo(suffix: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out, walk, back = tmp_path / "out.nt", tmp_path / f"walk{suffix}", tmp_path / "back.nt"
+    args = ["normalize", str(EXAMPLE), "--config", str(CONFIG), "-q", "-o", str(out), "--crosswalk", str(walk)]
+    assert run(args, capsys)[0] == 0
+    assert run(["undo", str(out), "--crosswalk", str(walk), "-o", str(back)], capsys)[0] == 0
+    assert isomorphic(Graph().parse(back), Graph().parse(EXAMPLE))
+
+
+def test_stdin_to_stdout(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"<oai:a.b:c> <http://x/p> <http://x/o> .\n")))
+    done = subprocess.run(
+        [sys.executable, "-m", "ldids", "normalize", "-i", "nt", "-q"],
+        input=b"<oai:a.b:c> <http://x/p> <http://x/o> .\n",
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert done.stdout.decode().splitlines() == [
+        "<http://purl.org/poi/a.b/c> <http://www.w3.org/2002/07/owl#sameAs> <oai:a.b:c> .",
+        "<http://purl.org/poi/a.b/c> <http://x/p> <http://x/o> .",
+    ]
+
+
+def test_summary_json_and_strict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.ttl"
+    bad.write_text("<oai:wibble:1> <http://x/p> <hdl:1765/1> .\n")
+    code, _, err = run(["normalize", str(bad), "-o", str(tmp_path / "o.ttl"), "--summary", "json"], capsys)
+    assert code == 0
+    summary = json.loads(err)
+    assert summary["problems"] == 1
+    assert summary["problem_list"][0]["problems"][0]["code"] == "oai.namespace-not-domain"
+    code, _, err = run(["normalize", str(bad), "-o", str(tmp_path / "o.ttl"), "--strict"], capsys)
+    assert code == 1
+    assert "invalid oai identifier in subject" in err
+    assert "[oai.namespace-not-domain]" in err
+
+
+def test_deterministic_across_processes(tmp_path: Path) -> None:
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"out{seed}.ttl"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        command = [sys.executable, "-m", "ldids", "normalize", str(EXAMPLE), "-q", "-o", str(out)]
+        subprocess.run(command, env=env, check=True)
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["normalize", "/nonexistent.ttl"], "No such file"),
+        (["normalize", "-i", "nope", str(EXAMPLE)], "unknown format 'nope'"),
+        (["normalize", "--config", "/nonexistent.toml", str(EXAMPLE)], "No such file"),
+    ],
+)
+def test_input_errors_exit_2(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(args, capsys)
+    assert code == 2
+    assert message in err
+
+
+def test_malformed_oai_pmh_exits_2_with_line_and_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = REALDATA / "pyoai" / "fake4" / "00001.xml"
+    out = tmp_path / "out.ttl"
+    code, _, err = run(["normalize", "-i", "oai-pmh", str(broken), "-o", str(out)], capsys)
+    assert code == 2
+    assert f"{broken}:1:295: malformed XML: Entity 'bogus' not defined" in err
+    assert not out.exists()
+
+
+def test_bad_config_keys_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('bare-pid-predicate = ["x"]\n')
+    code, _, err = run(["normalize", "--config", str(config), str(EXAMPLE)], capsys)
+    assert code == 2
+    assert "unknown configuration key 'bare-pid-predicate'" in err
+
+
+def test_validate_exit_codes_and_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["validate", str(EXAMPLE)], capsys)
+    assert code == 1
+    assert "does not conform" in out
+    assert "INFO:FEDORA/demo%3a1" in out
+    normalized = tmp_path / "n.ttl"
+    assert run(["normalize", str(EXAMPLE), "-q", "--config", str(CONFIG), "-o", str(normalized)], capsys)[0] == 0
+    assert run(["validate", str(normalized)], capsys)[:2] == (0, "conforms\n")
+    code, out, _ = run(["validate", str(EXAMPLE), "--format", "json", "--limit", "2"], capsys)
+    report = json.loads(out)
+    assert (code, report["conforms"], len(report["results"]), report["truncated"]) == (1, False, 2, True)
+    assert report["per_shape"]["https://w3id.org/ldids/shapes#CanonicalIdentifier"] == report["violations"]
+    code, out, _ = run(["validate", str(EXAMPLE), "--format", "turtle"], capsys)
+    assert code == 1
+    assert "sh:ValidationReport" in out
+
+
+def test_validate_with_user_shapes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shapes = tmp_path / "mine.ttl"
+    shapes.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> .\n"
+        "<http://x/NeedsTitle> a sh:NodeShape ; sh:targetSubjectsOf <http://www.openarchives.org/OAI/2.0/itemID> ;\n"
+        "  sh:property [ sh:path <http://purl.org/dc/elements/1.1/title> ; sh:minCount 1 ] .\n"
+    )
+    normalized = tmp_path / "n.ttl"
+    run(["normalize", str(EXAMPLE), "-q", "--config", str(CONFIG), "-o", str(normalized)], capsys)
+    code, out, _ = run(["validate", str(normalized), "--shapes", str(shapes)], capsys)
+    assert code == 1
+    assert "http://x/NeedsTitle" not in out or "dc/elements/1.1/title" in out
+
+
+def test_validate_could_not_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken.ttl"
+    broken.write_text("this is not turtle\n")
+    assert run(["validate", str(broken)], capsys)[0] == 2
+    assert run(["validate", str(EXAMPLE), "--shapes", str(broken)], capsys)[0] == 2
