@@ -134,9 +134,13 @@ class Registry:
         return None if match is None or match.lastindex is None else self._by_group[match.lastindex]
 
     def _scheme_for(self, text: str, scheme: str | None) -> Scheme[Any]:
-        found = self[scheme] if scheme is not None else self.detect(text)
-        if found is None:
+        if scheme is not None:
+            return self[scheme]
+        match = self._any(text)  # detect(text), inlined for the hot path
+        if match is None or match.lastindex is None:
             raise ParseError(text, [_unrecognized(text)])
+        found = self._by_group[match.lastindex]
+        assert found is not None
         return found
 
     def parse(self, text: str, scheme: str | None = None) -> Identifier:

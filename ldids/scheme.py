@@ -95,8 +95,15 @@ class Scheme(Generic[V]):
 
     def normalize(self, text: str) -> str:
         """``text`` rewritten in normal form in its own syntax; raises ParseError."""
-        if self.is_normalized(text):
-            return text
+        # is_normalized, inlined: this is the graph passes' innermost call.
+        if self._normalized is not None:
+            match = self._normalized(text)
+            if (
+                match is not None
+                and (self._max_length is None or len(text) <= self._max_length)
+                and (self._normalized_check is None or self._normalized_check(match))
+            ):
+                return text
         return str(self.parse(text))
 
     def canonical(self, text: str) -> str:
