@@ -12,14 +12,19 @@ import sys
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from ldids import __version__, handle, oai, passes, rdfio
-from ldids.config import Config
+from ldids import __version__, handle, oai
 from ldids.errors import InputError, LdidsError, ParseError, render_caret
-from ldids.ntriples import Quad, quad_line
 from ldids.registry import PRECEDENCE, Inspection, Registry
-from ldids.validate import validate as validate_data
+
+if TYPE_CHECKING:
+    from ldids.ntriples import Quad
+    from ldids.passes import Finding, Result
+    from ldids.rdfio import Format
+
+# The graph commands import rdflib, pyshacl and lxml when they run: `ldids inspect` and
+# `ldids mint` start without paying for them.
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -100,7 +105,7 @@ def _build_parser() -> argparse.ArgumentParser:
     description.add_argument("--write", nargs=2, metavar=("NAMESPACE", "SAMPLE_IDENTIFIER"))
     description.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    formats = ", ".join(f.name for f in rdfio.FORMATS)
+    formats = "turtle, nt, nquads, trig, xml, json-ld, foxml, oai-pmh"
     normalize = commands.add_parser(
         "normalize",
         help="rewrite identifiers in RDF to canonical form, link their forms, record a crosswalk",
@@ -256,7 +261,9 @@ class _UsageError(LdidsError):
     pass
 
 
-def _output_format(option: str | None, output: str, fallback: rdfio.Format | None) -> rdfio.Format:
+def _output_format(option: str | None, output: str, fallback: Format | None) -> Format:
+    from ldids import rdfio
+
     if option:
         return rdfio.resolve_format(option)
     if output != "-":
@@ -267,8 +274,10 @@ def _output_format(option: str | None, output: str, fallback: rdfio.Format | Non
     return fallback if fallback is not None and fallback.writable else rdfio.resolve_format("turtle")
 
 
-def _input_format(option: str | None, inputs: list[str]) -> rdfio.Format | None:
+def _input_format(option: str | None, inputs: list[str]) -> Format | None:
     """The input format named, or told by the first input's extension (for the default output format)."""
+    from ldids import rdfio
+
     if option:
         return rdfio.resolve_format(option)
     try:
@@ -278,6 +287,9 @@ def _input_format(option: str | None, inputs: list[str]) -> rdfio.Format | None:
 
 
 def _normalize(args: argparse.Namespace, out: TextIO) -> int:
+    from ldids import passes, rdfio
+    from ldids.config import Config
+
     config = Config.from_toml(args.config) if args.config else Config()
     inputs = args.inputs or ["-"]
     data = rdfio.read(inputs, rdfio.resolve_format(args.input_format) if args.input_format else None)
@@ -301,7 +313,9 @@ def _normalize(args: argparse.Namespace, out: TextIO) -> int:
 _PROBLEMS_SHOWN = 20
 
 
-def _report_normalization(result: passes.Result, notes: list[str], style: str) -> None:
+def _report_normalization(result: Result, notes: list[str], style: str) -> None:
+    from ldids.ntriples import quad_line
+
     summary = result.summary()
     if style == "json":
         payload = {
@@ -330,7 +344,9 @@ def _report_normalization(result: passes.Result, notes: list[str], style: str) -
         sys.stderr.write(f"ldids: ... and {hidden} more invalid identifiers (--summary json lists them by count)\n")
 
 
-def _finding_json(finding: passes.Finding) -> dict[str, object]:
+def _finding_json(finding: Finding) -> dict[str, object]:
+    from ldids.ntriples import quad_line
+
     return {
         "term": str(finding.term),
         "scheme": finding.scheme,
@@ -341,6 +357,9 @@ def _finding_json(finding: passes.Finding) -> dict[str, object]:
 
 
 def _validate(args: argparse.Namespace, out: TextIO) -> int:
+    from ldids import rdfio
+    from ldids.validate import validate as validate_data
+
     fmt = rdfio.resolve_format(args.input_format) if args.input_format else None
     data = rdfio.read(args.inputs, fmt)
     extra = [rdfio.read_graph(path) for path in args.shapes]
@@ -370,6 +389,8 @@ def _validate(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _undo(args: argparse.Namespace, out: TextIO) -> int:
+    from ldids import passes, rdfio
+
     rows = rdfio.read_crosswalk(args.crosswalk)
     lines = rdfio.LineParser()
     fmt = rdfio.resolve_format(args.input_format) if args.input_format else None
