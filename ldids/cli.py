@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import uuid
 from collections.abc import Iterator, Sequence
@@ -133,6 +134,29 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     normalize.add_argument("--strict", action="store_true", help="exit 1 if invalid identifiers were found")
     normalize.add_argument("-q", "--quiet", action="store_true", help="no summary, no problem list")
+    dumps = normalize.add_argument_group(
+        "dumps",
+        "N-Triples and N-Quads in and out (plain, .gz, .bz2, or - with -i) are streamed in constant memory, "
+        "in input order, with owl:sameAs links after the statements.",
+    )
+    dumps.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes to use (default: all cores, here %(default)s)",
+    )
+    dumps.add_argument(
+        "--on-error",
+        choices=("stop", "skip"),
+        default="stop",
+        help="at a malformed line: stop with its position and exit 2 (default), or skip it into --error-file",
+    )
+    dumps.add_argument(
+        "--error-file",
+        metavar="FILE",
+        help="skipped lines, as LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT (default ldids-errors.tsv)",
+    )
+    dumps.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="progress on a terminal")
 
     validate = commands.add_parser(
         "validate",
@@ -286,12 +310,77 @@ def _input_format(option: str | None, inputs: list[str]) -> Format | None:
         return None
 
 
+_LINE_FORMATS = ("nt", "nquads")
+
+
+def _streams(args: argparse.Namespace, inputs: list[str]) -> tuple[bool, bool]:
+    """(stream this run?, as N-Quads?): line formats in and out, named or told by extensions."""
+    from ldids import rdfio
+
+    try:
+        named = [rdfio.resolve_format(args.input_format)] * len(inputs) if args.input_format else None
+        given = named or [rdfio.guess_format(path) for path in inputs if path != "-"]
+    except InputError:
+        return False, False
+    if len(given) != len(inputs) or not all(fmt.name in _LINE_FORMATS for fmt in given):
+        return False, False
+    quads_in = any(fmt.name == "nquads" for fmt in given)
+    target = _output_format(args.output_format, args.output, given[0])
+    if target.name not in _LINE_FORMATS or (quads_in and target.name == "nt"):
+        return False, False
+    return True, quads_in or target.name == "nquads"
+
+
+def _normalize_dump(args: argparse.Namespace, inputs: list[str], quads: bool) -> int:
+    from ldids.config import Config
+    from ldids.dumps import normalize_dump
+    from ldids.stream import Settings
+
+    if args.workers < 1:
+        raise _UsageError("--workers must be at least 1")
+    config = Config.from_toml(args.config) if args.config else Config()
+    settings = Settings(config, quads=quads, on_error=args.on_error, crosswalk=args.crosswalk is not None)
+    links = None if args.no_links else (args.links or "inline")
+    summary = normalize_dump(
+        inputs,
+        args.output,
+        settings,
+        workers=args.workers,
+        links=links,
+        crosswalk=args.crosswalk,
+        error_file=args.error_file,
+        progress=args.progress and not args.quiet,
+    )
+    if not args.quiet:
+        if args.summary == "json":
+            sys.stderr.write(json.dumps({**summary.to_json(), "problem_list": summary.problem_samples}) + "\n")
+        else:
+            schemes = ", ".join(f"{name} {count}" for name, count in sorted(summary.rewritten.items())) or "none"
+            skipped = (
+                f", {summary.bad_lines} bad lines skipped into {args.error_file or 'ldids-errors.tsv'}"
+                if summary.bad_lines
+                else ""
+            )
+            sys.stderr.write(
+                f"ldids: {summary.lines_in} lines in, {summary.lines_out} out{skipped}; "
+                f"{summary.rewritten_statements} statements rewritten, {summary.links} links; "
+                f"identifiers rewritten: {schemes}; invalid identifiers: {summary.problems} "
+                f"({summary.seconds:.1f} s, {args.workers} workers)\n"
+            )
+            for sample in summary.problem_samples:
+                sys.stderr.write(f"ldids: {sample}\n")
+    return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
+
+
 def _normalize(args: argparse.Namespace, out: TextIO) -> int:
     from ldids import passes, rdfio
     from ldids.config import Config
 
-    config = Config.from_toml(args.config) if args.config else Config()
     inputs = args.inputs or ["-"]
+    streamed, quads = _streams(args, inputs)
+    if streamed:
+        return _normalize_dump(args, inputs, quads)
+    config = Config.from_toml(args.config) if args.config else Config()
     data = rdfio.read(inputs, rdfio.resolve_format(args.input_format) if args.input_format else None)
     fmt = _output_format(args.output_format, args.output, _input_format(args.input_format, inputs))
     result = passes.normalize(data.quads, config)

@@ -59,6 +59,11 @@ class Config:
     def __post_init__(self) -> None:
         object.__setattr__(self, "registry", Registry.build((*handle.DEFAULT_RESOLVERS, *self.resolvers)))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Workers get the settings and build their own registry (its regexes and closures
+        # do not pickle, and are cheap to build).
+        return (_rebuild, (tuple((f.name, getattr(self, f.name)) for f in fields(self) if f.init),))
+
     @classmethod
     def from_toml(cls, path: str | Path) -> Config:
         """Read a TOML configuration file; unknown keys and wrong types are input errors."""
@@ -89,6 +94,10 @@ class Config:
             else:
                 arguments[name] = frozenset(_list(key, value, source, str))
         return cls(**arguments)
+
+
+def _rebuild(items: tuple[tuple[str, Any], ...]) -> Config:
+    return Config(**dict(items))
 
 
 def _list(key: str, value: Any, source: str | None, kind: type) -> list[Any]:

@@ -41,6 +41,7 @@ __all__ = [
     "normalize",
     "relabel_blank_nodes",
     "rewrite",
+    "rewrite_quad",
     "undo",
 ]
 
@@ -156,38 +157,44 @@ def rewrite(quads: Iterable[Quad], config: Config, cache: TermCache | None = Non
     run change what the first wrote).
     """
     known = cache if cache is not None else TermCache(config)
-    positions: tuple[tuple[int, Position], ...] = ((0, "subject"), (2, "object"), (3, "graph"))
-    if config.rewrite_predicates:
-        positions += ((1, "predicate"),)
     for quad in quads:
-        after: list[Any] = list(quad)
-        changes: list[tuple[Node, Node, str, Position]] = []
-        findings: list[Finding] = []
-        for index, position in positions:
-            node = quad[index]
-            if node is None or (index == 2 and quad[1] == SAME_AS):
-                continue
-            found = known.look_up(node, quad[1] if index == 2 else None)
-            if found is None:
-                continue
-            scheme, outcome = found
-            if isinstance(outcome, tuple):
-                findings.append(Finding(node, scheme, position, outcome, quad))
-                continue
-            new: Node
-            if isinstance(node, Literal) and not config.literals_to_iris:
-                new = Literal(outcome, datatype=node.datatype)
-            else:
-                new = URIRef(outcome)
-            if new != node:
-                after[index] = new
-                changes.append((node, new, scheme, position))
-        if not changes:
-            yield Step(quad, quad, (), tuple(findings))
+        yield rewrite_quad(quad, known)
+
+
+_POSITIONS: tuple[tuple[int, Position], ...] = ((0, "subject"), (2, "object"), (3, "graph"))
+_WITH_PREDICATE: tuple[tuple[int, Position], ...] = (*_POSITIONS, (1, "predicate"))
+
+
+def rewrite_quad(quad: Quad, cache: TermCache) -> Step:
+    """:func:`rewrite` for one statement (streams call it line by line)."""
+    config = cache.config
+    after: list[Any] = list(quad)
+    changes: list[tuple[Node, Node, str, Position]] = []
+    findings: list[Finding] = []
+    for index, position in _WITH_PREDICATE if config.rewrite_predicates else _POSITIONS:
+        node = quad[index]
+        if node is None or (index == 2 and quad[1] == SAME_AS):
             continue
-        rewritten: Quad = (after[0], after[1], after[2], after[3])
-        rewrites = tuple(Rewrite(old, new, scheme, position, quad, rewritten) for old, new, scheme, position in changes)
-        yield Step(quad, rewritten, rewrites, tuple(findings))
+        found = cache.look_up(node, quad[1] if index == 2 else None)
+        if found is None:
+            continue
+        scheme, outcome = found
+        if isinstance(outcome, tuple):
+            findings.append(Finding(node, scheme, position, outcome, quad))
+            continue
+        new: Node
+        if isinstance(node, Literal) and not config.literals_to_iris:
+            new = Literal(outcome, datatype=node.datatype)
+        else:
+            new = URIRef(outcome)
+        if new != node:
+            after[index] = new
+            changes.append((node, new, scheme, position))
+    if not changes:
+        return Step(quad, quad, (), tuple(findings))
+    rewritten: Quad = (after[0], after[1], after[2], after[3])
+    rewrites = tuple(Rewrite(old, new, scheme, position, quad, rewritten) for old, new, scheme, position in changes)
+    return Step(quad, rewritten, rewrites, tuple(findings))
 
 
 def links(step: Step, config: Config) -> Iterator[Quad]:

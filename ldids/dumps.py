@@ -1,0 +1,239 @@
+"""Running the stream over files, every core and the terminal (I/O, outside the core).
+
+Blocks are processed in order with a bounded look-ahead of ``2 × workers`` blocks, so
+memory stays constant whatever the input size; results are written in input order. Links
+and crosswalk rows are de-duplicated across blocks in bounded memory and written at the
+end (links after the statements when they go into the output). Every output is written
+to a temporary file and renamed into place only if the whole run succeeds.
+"""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import io
+import multiprocessing
+import os
+import sys
+import time
+from collections import Counter, deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import IO, BinaryIO, Protocol
+
+from ldids.errors import InputError
+from ldids.passes import Crosswalk
+from ldids.rdfio import atomic_output
+from ldids.stream import BadLine, BlockResult, Settings, SortedUnique, blocks, process_block
+
+__all__ = ["DumpSummary", "normalize_dump"]
+
+
+@dataclass
+class DumpSummary:
+    lines_in: int = 0
+    lines_out: int = 0  # statements, blank and comment lines written
+    statements: int = 0
+    rewritten_statements: int = 0
+    rewritten: Counter[str] = field(default_factory=Counter)
+    links: int = 0
+    crosswalk_rows: int = 0
+    problems: int = 0
+    problem_samples: list[str] = field(default_factory=list)
+    bad_lines: int = 0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "lines_in": self.lines_in,
+            "lines_out": self.lines_out,
+            "bad_lines": self.bad_lines,
+            "statements": self.statements,
+            "statements_rewritten": self.rewritten_statements,
+            "identifiers_rewritten": dict(sorted(self.rewritten.items())),
+            "links": self.links,
+            "crosswalk_rows": self.crosswalk_rows,
+            "problems": self.problems,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _open_input(path: str) -> tuple[BinaryIO, BinaryIO, int | None]:
+    """(decompressed stream, raw stream for progress, raw size if known)."""
+    try:
+        raw: BinaryIO = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
+    except OSError as error:
+        raise InputError(error.strerror or str(error), source=path) from error
+    size = None if path == "-" else os.fstat(raw.fileno()).st_size
+    lowered = path.lower()
+    if lowered.endswith(".gz"):
+        return gzip.GzipFile(fileobj=raw), raw, size  # type: ignore[return-value]
+    if lowered.endswith(".bz2"):
+        return bz2.BZ2File(raw), raw, size  # type: ignore[return-value]
+    return raw, raw, size
+
+
+class _Sink(Protocol):
+    def write(self, data: bytes, /) -> int: ...
+    def close(self) -> None: ...
+
+
+def _compressed(stream: IO[bytes], path: str) -> _Sink:
+    """``stream`` compressing what is written to it, by the extension of ``path``.
+
+    gzip's header gets no time stamp (mtime=0): the same data gives the same bytes."""
+    lowered = path.lower()
+    if lowered.endswith(".gz"):
+        return gzip.GzipFile(fileobj=stream, mode="wb", compresslevel=6, mtime=0)
+    if lowered.endswith(".bz2"):
+        return bz2.BZ2File(stream, mode="wb")
+    return stream
+
+
+class _Progress:
+    """A one-line progress report on a terminal; silent when piped or in CI."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty() and not os.environ.get("CI")
+        self.started = time.monotonic()
+        self.shown = 0.0
+
+    def update(self, lines: int, done: int, total: int | None, final: bool = False) -> None:
+        now = time.monotonic()
+        if not self.enabled or (not final and now - self.shown < 0.5):
+            return
+        self.shown = now
+        elapsed = max(now - self.started, 1e-9)
+        rate = lines / elapsed
+        text = f"\r{lines:,} lines  {done / 1e6:,.1f} MB read  {rate:,.0f} lines/s"
+        if total:
+            fraction = min(done / total, 1.0)
+            eta = elapsed * (1 - fraction) / fraction if fraction > 0 else 0
+            text += f"  {fraction:6.1%}  ETA {eta:,.0f} s"
+        sys.stderr.write(text + ("\n" if final else ""))
+        sys.stderr.flush()
+
+
+def _results(
+    source: BinaryIO, settings: Settings, workers: int, pool: ProcessPoolExecutor | None
+) -> Iterator[BlockResult]:
+    if pool is None:
+        for data, first in blocks(source):
+            yield process_block(data, first, settings)
+        return
+    window: deque[Future[BlockResult]] = deque()
+    for data, first in blocks(source):
+        window.append(pool.submit(process_block, data, first, settings))
+        if len(window) >= 2 * workers:
+            yield window.popleft().result()
+    while window:
+        yield window.popleft().result()
+
+
+def _crosswalk_line(row: Crosswalk) -> str:
+    buffer = io.StringIO()
+    fields = [
+        row.kind,
+        row.scheme,
+        row.position,
+        row.original,
+        row.canonical,
+        row.statement,
+        row.rewritten,
+        str(row.kept).lower(),
+    ]
+    csv.writer(buffer, lineterminator="").writerow(fields)
+    return buffer.getvalue()
+
+
+def normalize_dump(
+    inputs: list[str],
+    output: str,
+    settings: Settings,
+    *,
+    workers: int = 1,
+    links: str | None = "inline",
+    crosswalk: str | None = None,
+    error_file: str | None = None,
+    progress: bool = False,
+) -> DumpSummary:
+    """Normalize N-Triples/N-Quads files (``-``: standard input) into ``output``.
+
+    ``links`` is ``"inline"`` (after the statements), a file name, or None (no links).
+    Raises InputError at the first bad line unless ``settings.on_error == "skip"``, in
+    which case bad lines go to ``error_file`` as ``LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT``.
+    """
+    if crosswalk is not None and not crosswalk.lower().endswith(".csv"):
+        raise InputError("a streamed crosswalk is written as CSV: name it FILE.csv", source=crosswalk)
+    summary = DumpSummary()
+    started = time.monotonic()
+    found_links, found_rows = SortedUnique(), SortedUnique()
+    meter = _Progress(progress)
+    with ExitStack() as stack:
+        pool = None
+        if workers > 1:
+            context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+            pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context))
+        target = stack.enter_context(atomic_output(output))
+        out = _compressed(target, output)
+        errors: IO[bytes] | None = None
+        for path in inputs:
+            source, raw, size = _open_input(path)
+            name = "<stdin>" if path == "-" else path
+            with source if path != "-" else ExitStack():
+                for result in _results(source, settings, workers, pool):
+                    summary.lines_in += result.lines
+                    summary.lines_out += result.written
+                    summary.statements += result.statements
+                    summary.rewritten_statements += result.rewritten_statements
+                    summary.rewritten.update(result.rewritten)
+                    summary.problems += result.problems
+                    summary.problem_samples.extend(result.problem_samples[: max(0, 20 - len(summary.problem_samples))])
+                    if result.bad:
+                        if settings.on_error == "stop":
+                            bad = result.bad[0]
+                            raise InputError(
+                                f"not an N-{'Quads' if settings.quads else 'Triples'} statement: {bad.message}",
+                                source=name,
+                                line=bad.line,
+                                column=bad.column,
+                            )
+                        if errors is None:
+                            errors = stack.enter_context(atomic_output(error_file or "ldids-errors.tsv"))
+                        errors.write("".join(_bad_line(bad) for bad in result.bad).encode("utf-8"))
+                        summary.bad_lines += len(result.bad)
+                    out.write(result.output)
+                    found_links.add_all(result.links)
+                    found_rows.add_all(_crosswalk_line(row) for row in result.crosswalk)
+                    meter.update(summary.lines_in, raw.tell() if size is not None else 0, size)
+        if links == "inline":
+            for line in found_links:
+                out.write(f"{line}\n".encode())
+                summary.links += 1
+        elif links is not None:
+            with atomic_output(links) as stream:
+                linked = _compressed(stream, links)
+                for line in found_links:
+                    linked.write(f"{line}\n".encode())
+                    summary.links += 1
+                if linked is not stream:
+                    linked.close()
+        if crosswalk is not None:
+            with atomic_output(crosswalk) as stream:
+                stream.write((",".join(Crosswalk.FIELDS) + "\n").encode())
+                for line in found_rows:
+                    stream.write(f"{line}\n".encode())
+                    summary.crosswalk_rows += 1
+        if out is not target:
+            out.close()
+    summary.seconds = time.monotonic() - started
+    meter.update(summary.lines_in, 0, None, final=True)
+    return summary
+
+
+def _bad_line(bad: BadLine) -> str:
+    text = bad.text.replace("\t", "\\t")
+    return f"{bad.line}\t{bad.column}\t{bad.message}\t{text}\n"
