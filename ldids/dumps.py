@@ -27,7 +27,7 @@ from typing import IO, BinaryIO, Protocol
 from ldids.errors import InputError
 from ldids.passes import Crosswalk
 from ldids.rdfio import atomic_output
-from ldids.stream import BadLine, BlockResult, Settings, SortedUnique, blocks, process_block
+from ldids.stream import BadLine, BlockResult, Settings, SortedUnique, blocks, difference, process_block
 
 __all__ = ["DumpSummary", "normalize_dump"]
 
@@ -118,14 +118,14 @@ class _Progress:
 
 
 def _results(
-    source: BinaryIO, settings: Settings, workers: int, pool: ProcessPoolExecutor | None
+    source: BinaryIO, settings: Settings, workers: int, pool: ProcessPoolExecutor | None, block_size: int
 ) -> Iterator[BlockResult]:
     if pool is None:
-        for data, first in blocks(source):
+        for data, first in blocks(source, block_size):
             yield process_block(data, first, settings)
         return
     window: deque[Future[BlockResult]] = deque()
-    for data, first in blocks(source):
+    for data, first in blocks(source, block_size):
         window.append(pool.submit(process_block, data, first, settings))
         if len(window) >= 2 * workers:
             yield window.popleft().result()
@@ -159,6 +159,7 @@ def normalize_dump(
     crosswalk: str | None = None,
     error_file: str | None = None,
     progress: bool = False,
+    block_size: int = 1 << 22,
 ) -> DumpSummary:
     """Normalize N-Triples/N-Quads files (``-``: standard input) into ``output``.
 
@@ -170,7 +171,7 @@ def normalize_dump(
         raise InputError("a streamed crosswalk is written as CSV: name it FILE.csv", source=crosswalk)
     summary = DumpSummary()
     started = time.monotonic()
-    found_links, found_rows = SortedUnique(), SortedUnique()
+    found_links, found_rows, present = SortedUnique(), SortedUnique(), SortedUnique()
     meter = _Progress(progress)
     with ExitStack() as stack:
         pool = None
@@ -184,7 +185,7 @@ def normalize_dump(
             source, raw, size = _open_input(path)
             name = "<stdin>" if path == "-" else path
             with source if path != "-" else ExitStack():
-                for result in _results(source, settings, workers, pool):
+                for result in _results(source, settings, workers, pool, block_size):
                     summary.lines_in += result.lines
                     summary.lines_out += result.written
                     summary.statements += result.statements
@@ -207,16 +208,19 @@ def normalize_dump(
                         summary.bad_lines += len(result.bad)
                     out.write(result.output)
                     found_links.add_all(result.links)
+                    present.add_all(result.same_as)
                     found_rows.add_all(_crosswalk_line(row) for row in result.crosswalk)
                     meter.update(summary.lines_in, raw.tell() if size is not None else 0, size)
+        # A link already in the data is not written again: a second run changes nothing.
+        new_links = difference(found_links, present)
         if links == "inline":
-            for line in found_links:
+            for line in new_links:
                 out.write(f"{line}\n".encode())
                 summary.links += 1
         elif links is not None:
             with atomic_output(links) as stream:
                 linked = _compressed(stream, links)
-                for line in found_links:
+                for line in new_links:
                     linked.write(f"{line}\n".encode())
                     summary.links += 1
                 if linked is not stream:

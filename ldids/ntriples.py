@@ -6,6 +6,8 @@ crosswalk and the line-based outputs need N-Triples, so it is written here.
 
 from __future__ import annotations
 
+import re
+
 from rdflib.term import BNode, Literal, Node, URIRef
 
 __all__ = ["Quad", "quad_line", "term"]
@@ -16,10 +18,14 @@ Quad = tuple[Node, Node, Node, "Node | None"]
 _STRING_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}
 
 
+# IRIREF excludes controls, space and <>"{}|^`\ : they are UCHAR-escaped (N-Triples §2.3).
+_IRI_UNSAFE = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+_STRING_UNSAFE = re.compile(r'[\\"\n\r]')
+
+
 def _iri(value: str) -> str:
-    # IRIREF excludes controls, space and <>"{}|^`\ : UCHAR-escape them (N-Triples §2.3).
-    if any(ch in '<>"{}|^`\\' or ord(ch) <= 0x20 for ch in value):
-        value = "".join(f"\\u{ord(ch):04X}" if ch in '<>"{}|^`\\' or ord(ch) <= 0x20 else ch for ch in value)
+    if _IRI_UNSAFE.search(value) is not None:
+        value = _IRI_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04X}", value)
     return f"<{value}>"
 
 
@@ -34,7 +40,9 @@ def term(node: Node) -> str:
     if isinstance(node, BNode):
         return f"_:{node}"
     if isinstance(node, Literal):
-        text = "".join(_STRING_ESCAPES.get(ch, ch) for ch in str(node))
+        text = str(node)
+        if _STRING_UNSAFE.search(text) is not None:
+            text = _STRING_UNSAFE.sub(lambda match: _STRING_ESCAPES[match.group()], text)
         if node.language:
             return f'"{text}"@{node.language}'
         # An explicit ^^xsd:string is kept: rdflib tells the two apart, and so must a round trip.

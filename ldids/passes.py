@@ -37,6 +37,9 @@ __all__ = [
     "Step",
     "TermCache",
     "crosswalk",
+    "fedora_link",
+    "form_link",
+    "identity_link",
     "links",
     "normalize",
     "relabel_blank_nodes",
@@ -85,9 +88,13 @@ class Step:
     findings: tuple[Finding, ...] = ()
 
 
-# What is known about one term: None (no identifier), (scheme, canonical text) or
-# (scheme, problems).
-_Known = tuple[str, str] | tuple[str, tuple[Problem, ...]] | None
+# What is known about one term: None (no identifier), (scheme, the term in canonical form,
+# or None if it already is), or (scheme, problems) for an invalid identifier.
+_Known = tuple[str, Node | None] | tuple[str, tuple[Problem, ...]] | None
+
+
+def key_is_literal(node: Node) -> bool:
+    return type(node) is Literal or (type(node) is not URIRef and isinstance(node, Literal))
 
 
 class TermCache:
@@ -103,13 +110,18 @@ class TermCache:
 
     def look_up(self, node: Node, predicate: Node | None) -> _Known:
         config = self.config
-        if isinstance(node, Literal):
-            if node.language is not None or node.datatype not in _IDENTIFIER_DATATYPES:
+        # Exact type tests first: rdflib's term classes are ABCs, and isinstance on them is
+        # slow enough to matter on this, the passes' innermost call.
+        kind = type(node)
+        is_literal = kind is Literal or (kind is not URIRef and isinstance(node, Literal))
+        if is_literal:
+            literal: Literal = node  # type: ignore[assignment]
+            if literal.language is not None or literal.datatype not in _IDENTIFIER_DATATYPES:
                 return None
             key_predicate = str(predicate) if predicate is not None else None
             if key_predicate not in config.bare_pid_predicates and key_predicate not in config.bare_handle_predicates:
                 key_predicate = None
-        elif isinstance(node, URIRef):
+        elif kind is URIRef or isinstance(node, URIRef):
             key_predicate = None
         else:
             return None
@@ -118,15 +130,16 @@ class TermCache:
             return self._known[key]
         except KeyError:
             pass
-        known = self._identify(str(node), isinstance(node, Literal), key_predicate)
+        known = self._identify(node, key_predicate)
         if len(self._known) >= self.size:
             self._known.clear()
         self._known[key] = known
         return known
 
-    def _identify(self, text: str, is_literal: bool, predicate: str | None) -> _Known:
+    def _identify(self, node: Node, predicate: str | None) -> _Known:
         config = self.config
         registry = config.registry
+        text, is_literal = str(node), key_is_literal(node)
         scheme = registry.detect(text, bare=False)
         if scheme is None:
             # Bare forms only where configuration says so (DESIGN.md §2).
@@ -142,9 +155,12 @@ class TermCache:
             if scheme is None:
                 return None
         try:
-            return scheme.name, scheme.canonical(text)
+            canonical = scheme.canonical(text)
         except ParseError as error:
             return scheme.name, error.problems
+        if is_literal and not config.literals_to_iris:
+            return scheme.name, None if canonical == text else Literal(canonical, datatype=node.datatype)  # type: ignore[attr-defined]
+        return scheme.name, None if canonical == text and isinstance(node, URIRef) else URIRef(canonical)
 
 
 def rewrite(quads: Iterable[Quad], config: Config, cache: TermCache | None = None) -> Iterator[Step]:
@@ -181,15 +197,9 @@ def rewrite_quad(quad: Quad, cache: TermCache) -> Step:
         scheme, outcome = found
         if isinstance(outcome, tuple):
             findings.append(Finding(node, scheme, position, outcome, quad))
-            continue
-        new: Node
-        if isinstance(node, Literal) and not config.literals_to_iris:
-            new = Literal(outcome, datatype=node.datatype)
-        else:
-            new = URIRef(outcome)
-        if new != node:
-            after[index] = new
-            changes.append((node, new, scheme, position))
+        elif outcome is not None:
+            after[index] = outcome
+            changes.append((node, outcome, scheme, position))
     if not changes:
         return Step(quad, quad, (), tuple(findings))
     rewritten: Quad = (after[0], after[1], after[2], after[3])
@@ -207,18 +217,40 @@ def links(step: Step, config: Config) -> Iterator[Quad]:
     - from subject to object of a configured identity predicate (Fedora's OAI ``itemID``),
       when both are valid identifiers. Relation properties never make links.
     """
-    registry = config.registry
     for change in step.rewrites:
-        original = str(change.original)
-        is_iri = isinstance(change.original, URIRef) or registry.detect(original, bare=False) is not None
-        if is_iri and original != str(change.canonical):
-            yield (URIRef(str(change.canonical)), SAME_AS, URIRef(original), None)
-    subject, predicate, object_, _ = step.after
+        link = form_link(change.original, change.canonical, config)
+        if link is not None:
+            yield link
     if config.fedora_oai_namespaces:
-        for node in (subject, object_):
-            fedora = _fedora_object_of_poi(node, config)
-            if fedora is not None:
-                yield (URIRef(str(node)), SAME_AS, fedora, None)
+        for node in (step.after[0], step.after[2]):
+            link = fedora_link(node, config)
+            if link is not None:
+                yield link
+    link = identity_link(step.after, config)
+    if link is not None:
+        yield link
+
+
+def form_link(original: Node, canonical: Node, config: Config) -> Quad | None:
+    """owl:sameAs from a canonical IRI to the form it was rewritten from, if that form is an
+    IRI (an IRI, or a literal in a prefixed form; a bare PID or handle is no IRI)."""
+    text = str(original)
+    if text == str(canonical):
+        return None
+    if isinstance(original, URIRef) or config.registry.detect(text, bare=False) is not None:
+        return (canonical if isinstance(canonical, URIRef) else URIRef(str(canonical)), SAME_AS, URIRef(text), None)
+    return None
+
+
+def fedora_link(node: Node, config: Config) -> Quad | None:
+    """owl:sameAs from a POI in a namespace served by Fedora to the object its PID names."""
+    fedora = _fedora_object_of_poi(node, config)
+    return None if fedora is None else (URIRef(str(node)), SAME_AS, fedora, None)
+
+
+def identity_link(quad: Quad, config: Config) -> Quad | None:
+    """owl:sameAs from subject to object of a configured identity predicate, both identifiers."""
+    subject, predicate, object_, _ = quad
     if (
         str(predicate) in config.identity_predicates
         and isinstance(subject, URIRef)
@@ -227,7 +259,8 @@ def links(step: Step, config: Config) -> Iterator[Quad]:
         and _is_identifier(str(subject), config)
         and _is_identifier(str(object_), config)
     ):
-        yield (subject, SAME_AS, URIRef(str(object_)), None)
+        return (subject, SAME_AS, URIRef(str(object_)), None)
+    return None
 
 
 def _is_identifier(text: str, config: Config) -> bool:

@@ -28,6 +28,7 @@ from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids import passes
 from ldids.config import Config
+from ldids.errors import Problem
 from ldids.ntriples import Quad, quad_line, term
 
 __all__ = [
@@ -37,20 +38,25 @@ __all__ = [
     "SortedUnique",
     "blocks",
     "diagnose",
+    "difference",
     "process_block",
 ]
 
 # -- The statement grammar -------------------------------------------------------------------
 
 _HEX4, _HEX8 = r"[0-9A-Fa-f]{4}", r"[0-9A-Fa-f]{8}"
-_IRI = rf'<(?:[^\x00-\x20<>"{{}}|^`\\]|\\u{_HEX4}|\\U{_HEX8})*>'
+# Loops are unrolled (a run of plain characters, then escapes each followed by a run):
+# Python's re is several times faster on that than on a per-character alternation.
+_IRI_PLAIN = r'[^\x00-\x20<>"{}|^`\\]*'
+_IRI = rf"<{_IRI_PLAIN}(?:\\(?:u{_HEX4}|U{_HEX8}){_IRI_PLAIN})*>"
 _PN_START = (
     "A-Za-z0-9_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff\u200c-\u200d"
     "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff"
 )
 _PN_REST = _PN_START + "\\-\u00b7\u0300-\u036f\u203f-\u2040"
 _BNODE = rf"_:[{_PN_START}](?:[{_PN_REST}.]*[{_PN_REST}])?"
-_STRING = rf'"(?:[^"\\\n\r]|\\[tbnrf"\'\\]|\\u{_HEX4}|\\U{_HEX8})*"'
+_STRING_PLAIN = r'[^"\\\n\r]*'
+_STRING = rf'"{_STRING_PLAIN}(?:\\(?:[tbnrf"\'\\]|u{_HEX4}|U{_HEX8}){_STRING_PLAIN})*"'
 _LITERAL = rf"{_STRING}(?:@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*|\^\^{_IRI})?"
 _WS = r"[ \t]*"
 STATEMENT = re.compile(
@@ -128,8 +134,8 @@ class Settings:
     quads: bool = False  # N-Quads (graph names allowed)
     on_error: Kind["stop", "skip"] = "stop"
     crosswalk: bool = False
-    term_cache: int = 100_000  # parsed terms kept per process (bounded: constant memory)
-    identifier_cache: int = 100_000
+    term_cache: int = 50_000  # parsed terms kept per process (bounded: constant memory)
+    identifier_cache: int = 50_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,29 +157,52 @@ class BlockResult:
     rewritten_statements: int = 0
     rewritten: Counter[str] = field(default_factory=Counter)
     links: list[str] = field(default_factory=list)
+    same_as: list[str] = field(default_factory=list)  # owl:sameAs statements already in the data
     crosswalk: list[passes.Crosswalk] = field(default_factory=list)
     problems: int = 0
     problem_samples: list[str] = field(default_factory=list)
     bad: list[BadLine] = field(default_factory=list)
 
 
+# A memo entry for one raw term: (canonical raw term or None if unchanged, scheme or None,
+# problems if invalid, N-Quads lines of the links the term calls for).
+_Entry = tuple["str | None", "str | None", "tuple[Problem, ...] | None", tuple[str, ...]]
+_NOT_AN_IDENTIFIER: _Entry = (None, None, None, ())
+_SAME_AS = f"<{passes.SAME_AS}>"
+
+
 class _Worker:
-    """Per-process state: settings, the term caches, the candidate filter."""
+    """Per-process state: settings, the term caches, the candidate test."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         config = settings.config
         self.identifiers = passes.TermCache(config, size=settings.identifier_cache)
         self.terms: dict[str, Node] = {}
-        prefixes = ["info:fedora/", "oai:", "hdl:", r"purl\.org", r"hdl\.handle\.net"]
-        prefixes += [re.escape(resolver.authority.split(":")[0]) for resolver in config.resolvers]
-        # A line is a candidate if an identifier prefix occurs in it, or, with bare forms
-        # configured, if it might hold one (a configured predicate, or any "ns: for a PID namespace).
-        bare = [re.escape(f"<{predicate}>") for predicate in config.bare_pid_predicates | config.bare_handle_predicates]
-        bare += [re.escape(f"{namespace}:") for namespace in config.pid_namespaces]
-        bare += [re.escape(f"{namespace}%3") for namespace in config.pid_namespaces]
-        identity = [re.escape(f"<{predicate}>") for predicate in config.identity_predicates]
-        self.candidate = re.compile("|".join([f"(?i:{'|'.join(prefixes)})", *bare, *identity]))
+        self.memo: dict[tuple[str, str | None, bool], _Entry] = {}
+        # A line is a candidate if an identifier prefix occurs in it (in any case), or,
+        # with bare forms configured, if it might hold one.
+        hosts = [resolver.authority.split(":")[0].lower() for resolver in config.resolvers]
+        self.prefixes = re.compile(
+            "|".join(re.escape(p) for p in ["info:fedora/", "oai:", "hdl:", "purl.org", "hdl.handle.net", *hosts])
+        )
+        self.bare_predicates = {f"<{p}>" for p in config.bare_pid_predicates | config.bare_handle_predicates}
+        self.identity_predicates = {f"<{p}>" for p in config.identity_predicates}
+        exact = [re.escape(p) for p in self.bare_predicates]
+        exact += [re.escape(f"{ns}:") for ns in config.pid_namespaces] + [
+            re.escape(f"{ns}%3") for ns in config.pid_namespaces
+        ]
+        self.exact = re.compile("|".join(exact)) if exact else None
+
+    def is_candidate(self, line: str) -> bool:
+        """Might this line (or raw term) hold an identifier? False means certainly not."""
+        if self.prefixes.search(line.lower()) is not None:
+            return True
+        return self.exact is not None and self.exact.search(line) is not None
+
+    def might_be_identifier(self, raw: str, predicate: str) -> bool:
+        """The same test for one raw term (a literal under a bare-form predicate always is)."""
+        return self.is_candidate(raw) or (raw[0] == '"' and predicate in self.bare_predicates)
 
     def term(self, raw: str) -> Node:
         node = self.terms.get(raw)
@@ -182,6 +211,39 @@ class _Worker:
                 self.terms.clear()
             node = self.terms[raw] = _parse_term(raw)
         return node
+
+    def entry(self, raw: str, predicate: str, linkable: bool) -> _Entry:
+        """What the passes do to one raw term (memoized): ``rewrite_quad`` and ``links``
+        decide each term on its own, the predicate counting only for literals."""
+        relevant = predicate if raw[0] == '"' and predicate in self.bare_predicates else None
+        key = (raw, relevant, linkable)
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        config = self.settings.config
+        node = self.term(raw)
+        known = self.identifiers.look_up(node, self.term(predicate) if raw[0] == '"' else None)
+        if known is None:
+            found = _NOT_AN_IDENTIFIER
+        else:
+            scheme, outcome = known
+            if isinstance(outcome, tuple):
+                found = (None, scheme, outcome, ())
+            else:
+                links: list[str] = []
+                if outcome is not None:
+                    link = passes.form_link(node, outcome, config)
+                    if link is not None:
+                        links.append(quad_line(link))
+                if linkable and config.fedora_oai_namespaces:
+                    link = passes.fedora_link(node if outcome is None else outcome, config)
+                    if link is not None:
+                        links.append(quad_line(link))
+                found = (None if outcome is None else term(outcome), scheme, None, tuple(links))
+        if len(self.memo) >= self.settings.identifier_cache:
+            self.memo.clear()
+        self.memo[key] = found
+        return found
 
 
 _WORKER: _Worker | None = None
@@ -201,7 +263,6 @@ def process_block(data: bytes, first_line: int, settings: Settings) -> BlockResu
     ``bad``); with ``"skip"`` every bad line is listed and left out of the output.
     """
     worker = _worker_for(settings)
-    config = settings.config
     result = BlockResult()
     undecodable = False
     try:
@@ -220,7 +281,7 @@ def process_block(data: bytes, first_line: int, settings: Settings) -> BlockResu
         lines.pop()
     out: list[str] = []
     statement_match = STATEMENT.fullmatch
-    candidate = worker.candidate.search
+    is_candidate = worker.is_candidate
     quads = settings.quads
     for offset, line in enumerate(lines):
         result.lines += 1
@@ -251,48 +312,98 @@ def process_block(data: bytes, first_line: int, settings: Settings) -> BlockResu
                 break
             continue
         result.statements += 1
-        if candidate(body) is None:
+        if not is_candidate(body):
             out.append(line)
             continue
-        s, p, o, g = match.group(1, 2, 3, 4)
-        quad: Quad = (worker.term(s), worker.term(p), worker.term(o), None if g is None else worker.term(g))
-        step = passes.rewrite_quad(quad, worker.identifiers)
-        for finding in step.findings:
-            result.problems += 1
-            if len(result.problem_samples) < 20:
-                code = finding.problems[0].code
-                result.problem_samples.append(
-                    f"line {first_line + offset}: invalid {finding.scheme} identifier {str(finding.term)!r} [{code}]"
-                )
-        for link in passes.links(step, config):
-            line_of_link = quad_line(link)
-            result.links.append(line_of_link)
-            if settings.crosswalk:
-                result.crosswalk.append(
-                    passes.Crosswalk("link", "owl:sameAs", "", term(link[2]), term(link[0]), "", line_of_link)
-                )
-        if not step.rewrites:
-            out.append(line)
-            continue
-        result.rewritten_statements += 1
-        for change in step.rewrites:
-            result.rewritten[change.scheme] += 1
-            if settings.crosswalk:
-                result.crosswalk.append(
-                    passes.Crosswalk(
-                        "rewrite",
-                        change.scheme,
-                        change.position,
-                        term(change.original),
-                        term(change.canonical),
-                        quad_line(change.quad),
-                        quad_line(change.rewritten),
-                    )
-                )
-        out.append(quad_line(step.after))
+        pieces = list(match.group(1, 2, 3, 4))
+        number = first_line + offset
+        if pieces[1] == _SAME_AS or pieces[1] in worker.identity_predicates or settings.crosswalk:
+            new_line = _whole_statement(worker, pieces, number, result)
+        else:
+            new_line = _term_by_term(worker, pieces, number, result)
+        out.append(line if new_line is None else new_line)
     result.written = len(out)
     result.output = ("\n".join(out) + "\n").encode("utf-8", "surrogateescape") if out else b""
     return result
+
+
+def _line(pieces: list[str | None]) -> str:
+    graph = pieces[3]
+    return f"{pieces[0]} {pieces[1]} {pieces[2]}{'' if graph is None else ' ' + graph} ."
+
+
+def _problem(result: BlockResult, number: int, scheme: str, text: str, problems: tuple[Problem, ...]) -> None:
+    result.problems += 1
+    if len(result.problem_samples) < 20:
+        result.problem_samples.append(f"line {number}: invalid {scheme} identifier {text!r} [{problems[0].code}]")
+
+
+def _term_by_term(worker: _Worker, pieces: list[str | None], number: int, result: BlockResult) -> str | None:
+    """The common case, from memoized per-term decisions; None if the line is unchanged."""
+    predicate = pieces[1]
+    assert predicate is not None
+    positions = (0, 1, 2, 3) if worker.settings.config.rewrite_predicates else (0, 2, 3)
+    changed = False
+    for index in positions:
+        raw = pieces[index]
+        if raw is None or not worker.might_be_identifier(raw, predicate):
+            continue
+        new_raw, scheme, problems, links = worker.entry(raw, predicate, index in (0, 2))
+        if scheme is None:
+            continue
+        if problems is not None:
+            _problem(result, number, scheme, str(worker.term(raw)), problems)
+            continue
+        result.links.extend(links)
+        if new_raw is not None:
+            pieces[index] = new_raw
+            result.rewritten[scheme] += 1
+            changed = True
+    if not changed:
+        return None
+    result.rewritten_statements += 1
+    return _line(pieces)
+
+
+def _whole_statement(worker: _Worker, pieces: list[str | None], number: int, result: BlockResult) -> str | None:
+    """owl:sameAs and identity-predicate lines, or with a crosswalk to record: the passes on
+    the whole statement. Unchanged terms keep their raw text, as on the common path."""
+    settings = worker.settings
+    quad: Quad = tuple(None if raw is None else worker.term(raw) for raw in pieces)  # type: ignore[assignment]
+    step = passes.rewrite_quad(quad, worker.identifiers)
+    for finding in step.findings:
+        _problem(result, number, finding.scheme, str(finding.term), finding.problems)
+    if quad[1] == passes.SAME_AS and step.after[3] is None:
+        result.same_as.append(quad_line(step.after))
+    for link in passes.links(step, settings.config):
+        link_line = quad_line(link)
+        result.links.append(link_line)
+        if settings.crosswalk:
+            result.crosswalk.append(
+                passes.Crosswalk("link", "owl:sameAs", "", term(link[2]), term(link[0]), "", link_line)
+            )
+    if not step.rewrites:
+        return None
+    result.rewritten_statements += 1
+    for index, (before, after) in enumerate(zip(step.before, step.after, strict=True)):
+        if before is not after and after is not None:
+            pieces[index] = term(after)
+    new_line = _line(pieces)
+    for change in step.rewrites:
+        result.rewritten[change.scheme] += 1
+        if settings.crosswalk:
+            result.crosswalk.append(
+                passes.Crosswalk(
+                    "rewrite",
+                    change.scheme,
+                    change.position,
+                    term(change.original),
+                    term(change.canonical),
+                    quad_line(change.quad),
+                    new_line,
+                )
+            )
+    return new_line
 
 
 # -- Cutting a stream into blocks ----------------------------------------------------------------
@@ -325,7 +436,7 @@ class SortedUnique:
     """Lines, de-duplicated and sorted, in bounded memory: sorted runs spill to temporary
     files and are merged at the end (an external sort, like ``sort -u``)."""
 
-    def __init__(self, run_size: int = 200_000) -> None:
+    def __init__(self, run_size: int = 50_000) -> None:
         self.run_size = run_size
         self._buffer: set[str] = set()
         self._runs: list[IO[str]] = []
@@ -361,3 +472,14 @@ class SortedUnique:
         for run in self._runs:
             run.close()
         self._runs.clear()
+
+
+def difference(left: Iterable[str], right: Iterable[str]) -> Iterator[str]:
+    """Lines of sorted ``left`` that are not in sorted ``right``, in one merging pass."""
+    others = iter(right)
+    other = next(others, None)
+    for line in left:
+        while other is not None and other < line:
+            other = next(others, None)
+        if line != other:
+            yield line

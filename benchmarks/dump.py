@@ -1,0 +1,206 @@
+"""Benchmark streamed normalization of an N-Triples dump against the floor and two parsers.
+
+Generates a realistic dump (default 1M triples, deterministic): about 30% of terms are
+identifiers in mixed forms (info:fedora URIs with escaped separators and lower-case hex,
+bare PIDs in dc:identifier, oai identifiers, POIs over https and in upper case, hdl:
+and hdl.handle.net URLs, CORDRA GUIDs in lower case); the rest are ordinary IRIs, plain
+literals, language tags, typed literals and blank nodes. Then, side by side on that file:
+
+- ``cat`` (the floor: reading the file);
+- pyoxigraph: parse and serialize N-Triples;
+- rdflib: parse and serialize N-Triples (skipped with --skip-rdflib: ~30k triples/s);
+- ``ldids normalize`` with 1 worker and with all cores.
+
+Each runs as its own process; peak memory is the largest sum of RSS over the process and
+its children, sampled every 20 ms from /proc. Prints triples/s, peak MiB and the ratios.
+
+    python benchmarks/dump.py [--triples N] [--skip-rdflib] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+CONFIG = 'bare-pid-predicates = ["http://purl.org/dc/elements/1.1/identifier"]\n'
+
+
+def generate(path: Path, triples: int, seed: int = 7) -> None:
+    """A dump as triplestores write them: statements grouped by subject (4 to 12 each),
+    objects pointing at other entities, so identifiers recur as they do in real data."""
+    rng = random.Random(seed)
+    hexdigits = "0123456789abcdef"
+    predicates = [f"<http://example.org/vocab#p{i}>" for i in range(40)]
+    entities = max(1, triples // 8)
+    guids: dict[int, str] = {}
+
+    def identifier(n: int) -> str:
+        # Each entity has one identifier, in one of the forms real data has (fixed by n).
+        kind = n % 10
+        if kind == 0:
+            return f"<info:fedora/demo%3a{n}>"
+        if kind == 1:
+            return f"<INFO:FEDORA/demo:{n}/DS%2d1>"
+        if kind == 2:
+            return f"<oai:arXiv.org:hep-th/{n:07d}>"
+        if kind == 3:
+            return f"<https://PURL.ORG/poi/arXiv.org/hep-th/{n:07d}>"
+        if kind == 4:
+            return f"<http://hdl.handle.net/1765/{n}>"
+        if kind == 5:
+            return f"<hdl:1765/{n}>"  # already canonical
+        if kind == 6:
+            guid = guids.setdefault(n, "".join(rng.choice(hexdigits) for _ in range(32)))
+            return f"<hdl:100.102/{guid}>"
+        if kind == 7:
+            return f"<info:fedora/demo:{n}>"  # already canonical
+        if kind == 8:
+            return f"<oai:example.org:item{n}>"
+        return f"<http://purl.org/poi/example.org/item{n}>"  # already canonical
+
+    def ordinary(n: int) -> str:
+        kind = rng.randrange(6)
+        if kind == 0:
+            return f"<http://example.org/resource/{rng.randrange(entities)}>"
+        if kind == 1:
+            return f'"A title of record {n}, with some words in it"'
+        if kind == 2:
+            return f'"Ein Titel {n}"@de'
+        if kind == 3:
+            return f'"{rng.randrange(10**6)}"^^<http://www.w3.org/2001/XMLSchema#integer>'
+        if kind == 4:
+            return f"_:b{rng.randrange(50000)}"
+        return f'"2001-01-{1 + n % 28:02d}"^^<http://www.w3.org/2001/XMLSchema#date>'
+
+    written = 0
+    with path.open("w", encoding="utf-8") as out:
+        while written < triples:
+            n = rng.randrange(entities)
+            # About 30% of all terms are identifiers: a quarter of the subjects, and of
+            # the objects a third (links to other entities) plus literal forms.
+            subject = identifier(n) if rng.random() < 0.25 else f"<http://example.org/resource/{n}>"
+            for _ in range(min(rng.randint(4, 12), triples - written)):
+                roll = rng.random()
+                if roll < 0.05:
+                    out.write(f'{subject} <http://purl.org/dc/elements/1.1/identifier> "demo%3a{n}" .\n')
+                elif roll < 0.38:
+                    out.write(f"{subject} {rng.choice(predicates)} {identifier(rng.randrange(entities))} .\n")
+                elif roll < 0.45:
+                    out.write(f'{subject} {rng.choice(predicates)} "{identifier(rng.randrange(entities))[1:-1]}" .\n')
+                else:
+                    out.write(f"{subject} {rng.choice(predicates)} {ordinary(n)} .\n")
+                written += 1
+
+
+def peak_of(command: list[str], stdout: Path | None = None) -> tuple[float, float]:
+    """(seconds, peak MiB of the process tree)."""
+    sink = stdout.open("wb") if stdout else subprocess.DEVNULL
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=sink, stderr=subprocess.DEVNULL)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, _tree_rss(process.pid))
+        time.sleep(0.02)
+    elapsed = time.perf_counter() - started
+    if process.returncode != 0:
+        raise SystemExit(f"{command[0]} failed with exit {process.returncode}")
+    return elapsed, peak / 1024
+
+
+def _tree_rss(pid: int) -> int:
+    total = 0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            with open(f"/proc/{current}/status") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    pending.extend(int(child) for child in children.read().split())
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return total
+
+
+OXIGRAPH = (
+    "import sys, pyoxigraph as o; f = o.RdfFormat.N_TRIPLES; "
+    "o.serialize(o.parse(path=sys.argv[1], format=f), sys.stdout.buffer, format=f)"
+)
+RDFLIB = (
+    "import sys, rdflib; g = rdflib.Graph(); g.parse(sys.argv[1], format='nt'); "
+    "g.serialize(sys.stdout.buffer, format='nt')"
+)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--triples", type=int, default=1_000_000)
+    parser.add_argument("--skip-rdflib", action="store_true")
+    parser.add_argument("--keep", action="store_true", help="keep the generated dump and outputs")
+    args = parser.parse_args()
+    OUT.mkdir(exist_ok=True)
+    dump = OUT / f"dump-{args.triples}.nt"
+    if not dump.exists():
+        generate(dump, args.triples)
+    config = OUT / "bench.toml"
+    config.write_text(CONFIG)
+    cores = os.cpu_count() or 1
+    script = shutil.which("ldids", path=str(Path(sys.executable).parent)) or "ldids"
+    runs: list[tuple[str, list[str]]] = [
+        ("cat (floor)", ["cat", str(dump)]),
+        ("pyoxigraph parse+serialize", [sys.executable, "-c", OXIGRAPH, str(dump)]),
+    ]
+    if not args.skip_rdflib:
+        runs.append(("rdflib parse+serialize", [sys.executable, "-c", RDFLIB, str(dump)]))
+    for workers in sorted({1, cores}):
+        output = OUT / f"normalized-{workers}.nt"
+        command = [
+            script,
+            "normalize",
+            str(dump),
+            "-o",
+            str(output),
+            "--config",
+            str(config),
+            "--workers",
+            str(workers),
+            "-q",
+        ]
+        runs.append((f"ldids normalize, {workers} worker{'s' if workers > 1 else ''}", command))
+    size = dump.stat().st_size
+    print(f"{args.triples:,} triples, {size / 2**20:,.0f} MiB, {cores} cores, Python {sys.version.split()[0]}")
+    print(f"{'':34} {'triples/s':>12} {'seconds':>8} {'peak MiB':>9}")
+    rates: dict[str, float] = {}
+    for label, command in runs:
+        seconds, peak = peak_of(command)
+        rates[label] = args.triples / seconds
+        print(f"{label:34} {rates[label]:>12,.0f} {seconds:>8.2f} {peak:>9.0f}")
+    one = rates["ldids normalize, 1 worker"]
+    oxigraph = rates["pyoxigraph parse+serialize"]
+    print(f"ldids 1 worker / pyoxigraph: {one / oxigraph:.2f}  (target >= 0.50)")
+    if "rdflib parse+serialize" in rates:
+        print(f"ldids 1 worker / rdflib:     {one / rates['rdflib parse+serialize']:.1f}")
+    if cores > 1:
+        print(
+            f"ldids {cores} workers / 1 worker: {rates[f'ldids normalize, {cores} workers'] / one:.2f}  (target >= 1.7)"
+        )
+        same = (OUT / "normalized-1.nt").read_bytes() == (OUT / f"normalized-{cores}.nt").read_bytes()
+        print(f"outputs of 1 and {cores} workers identical: {same}")
+    if not args.keep:
+        for path in OUT.glob("normalized-*.nt"):
+            path.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
