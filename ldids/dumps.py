@@ -61,18 +61,20 @@ class DumpSummary:
         }
 
 
-def _open_input(path: str) -> tuple[BinaryIO, BinaryIO, int | None]:
-    """(decompressed stream, raw stream for progress, raw size if known)."""
+def _open_input(path: str, stack: ExitStack) -> tuple[BinaryIO, BinaryIO, int | None]:
+    """(decompressed stream, raw stream for progress, raw size if known), closed by ``stack``."""
+    if path == "-":
+        return sys.stdin.buffer, sys.stdin.buffer, None
     try:
-        raw: BinaryIO = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
+        raw: BinaryIO = stack.enter_context(open(path, "rb"))  # noqa: SIM115
     except OSError as error:
         raise InputError(error.strerror or str(error), source=path) from error
-    size = None if path == "-" else os.fstat(raw.fileno()).st_size
+    size = os.fstat(raw.fileno()).st_size
     lowered = path.lower()
     if lowered.endswith(".gz"):
-        return gzip.GzipFile(fileobj=raw), raw, size  # type: ignore[return-value]
+        return stack.enter_context(gzip.GzipFile(fileobj=raw)), raw, size  # type: ignore[return-value]
     if lowered.endswith(".bz2"):
-        return bz2.BZ2File(raw), raw, size  # type: ignore[return-value]
+        return stack.enter_context(bz2.BZ2File(raw)), raw, size  # type: ignore[return-value]
     return raw, raw, size
 
 
@@ -182,9 +184,9 @@ def normalize_dump(
         out = _compressed(target, output)
         errors: IO[bytes] | None = None
         for path in inputs:
-            source, raw, size = _open_input(path)
             name = "<stdin>" if path == "-" else path
-            with source if path != "-" else ExitStack():
+            with ExitStack() as files:
+                source, raw, size = _open_input(path, files)
                 for result in _results(source, settings, workers, pool, block_size):
                     summary.lines_in += result.lines
                     summary.lines_out += result.written

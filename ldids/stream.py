@@ -267,13 +267,9 @@ def process_block(data: bytes, first_line: int, settings: Settings) -> BlockResu
     undecodable = False
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        if settings.on_error == "stop":
-            number = first_line + data.count(b"\n", 0, error.start)
-            column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-            excerpt = data[error.start : error.start + 20].decode("utf-8", "replace")
-            result.bad.append(BadLine(number, column, "not UTF-8", excerpt))
-            return result
+    except UnicodeDecodeError:
+        # Bytes that are not UTF-8 become lone surrogates, found line by line below, so
+        # that bad lines are reported in order whatever is wrong with them.
         text = data.decode("utf-8", "surrogateescape")
         undecodable = True
     lines = text.split("\n")
@@ -286,18 +282,19 @@ def process_block(data: bytes, first_line: int, settings: Settings) -> BlockResu
     for offset, line in enumerate(lines):
         result.lines += 1
         body = line[:-1] if line.endswith("\r") else line
-        match = statement_match(body)
-        if match is None or (match.group(4) is not None and not quads) or (undecodable and _UNDECODED.search(body)):
-            if match is None and _NOTHING.fullmatch(body):
+        not_utf8 = _UNDECODED.search(body) if undecodable else None
+        match = statement_match(body) if not_utf8 is None else None
+        if match is None or (match.group(4) is not None and not quads):
+            if not_utf8 is not None:
+                column, message = not_utf8.start() + 1, "not UTF-8"
+            elif match is None and _NOTHING.fullmatch(body):
                 out.append(line)
                 continue
-            if match is not None and match.group(4) is not None:
+            elif match is not None:
                 column, message = (
                     match.start(4) + 1,
                     "an N-Triples statement has three terms (use N-Quads for graph names)",
                 )
-            elif match is not None:
-                column, message = 1, "not UTF-8"
             else:
                 column, message = diagnose(body, quads)
             result.bad.append(

@@ -1,0 +1,269 @@
+"""Streamed N-Triples/N-Quads: the grammar, blocks, laws, errors, compression, workers."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ldids import passes, rdfio
+from ldids.config import Config
+from ldids.dumps import normalize_dump
+from ldids.errors import InputError
+from ldids.stream import STATEMENT, Settings, SortedUnique, blocks, diagnose, difference, process_block
+
+FIXTURES = Path(__file__).parent / "fixtures" / "passes"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "<http://a> <http://b> <http://c> .",
+        "<http://a><http://b><http://c>.",
+        '_:b0 <http://b> "x" .',
+        '<http://a> <http://b> "x"@en-GB .',
+        '<http://a> <http://b> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .',
+        '<http://a> <http://b> "quote \\" tab \\t \\u00E9 \\U0001F600" .',
+        "<http://a/\\u0020x> <http://b> _:x.y .",
+        "<http://a> <http://b> <http://c> . # a comment",
+        "\t<http://a>   <http://b> <http://c>\t.\t",
+    ],
+)
+def test_statements(line: str) -> None:
+    assert STATEMENT.fullmatch(line) is not None
+
+
+@pytest.mark.parametrize(
+    ("line", "column", "message"),
+    [
+        ("<http://a> <http://b> .", 23, "expected the object"),
+        ('"x" <http://b> <http://c> .', 1, "expected the subject"),
+        ("<http://a> _:p <http://c> .", 12, "expected the predicate"),
+        ("<http://a> <http://b> <http://c>", 33, "expected '.'"),
+        ("<http://a b> <http://b> <http://c> .", 1, "expected the subject"),
+        ('<http://a> <http://b> "x\\q" .', 23, "expected the object"),
+        ('<http://a> <http://b> "x" <http://g> .', 27, "three terms"),
+    ],
+)
+def test_malformed_lines_say_where(line: str, column: int, message: str) -> None:
+    assert STATEMENT.fullmatch(line) is None or "three terms" in message
+    found_column, found_message = diagnose(line, quads=False)
+    assert found_column == column
+    assert message in found_message
+
+
+def settings(**changes: object) -> Settings:
+    return Settings(Config(**changes))  # type: ignore[arg-type]
+
+
+def test_identifier_free_lines_pass_through_byte_for_byte() -> None:
+    data = (
+        b"<http://a>  <http://b>\t<http://c> .\n"
+        b"# comment with no identifier\n"
+        b"\n"
+        b'_:x <http://b> "caf\\u00E9" . # trailing\r\n'
+    )
+    result = process_block(data, 1, settings())
+    assert result.output == data.replace(b"\r\n", b"\r\n")
+    assert (result.lines, result.written, result.statements) == (4, 4, 2)
+
+
+def test_identifier_lines_are_rewritten_and_linked() -> None:
+    data = b'<INFO:FEDORA/demo%3a1> <http://b> "oai:a.b:c" .\n<http://x> <http://b> <hdl:1765/1> .\n'
+    result = process_block(data, 1, settings())
+    assert result.output.decode().splitlines() == [
+        '<info:fedora/demo:1> <http://b> "http://purl.org/poi/a.b/c" .',
+        "<http://x> <http://b> <hdl:1765/1> .",
+    ]
+    assert sorted(result.links) == [
+        "<http://purl.org/poi/a.b/c> <http://www.w3.org/2002/07/owl#sameAs> <oai:a.b:c> .",
+        "<info:fedora/demo:1> <http://www.w3.org/2002/07/owl#sameAs> <INFO:FEDORA/demo%3a1> .",
+    ]
+    assert result.rewritten == {"info-fedora": 1, "oai": 1}
+
+
+def test_graph_names_only_in_n_quads() -> None:
+    data = b"<oai:a.b:c> <http://b> <http://c> <http://g> .\n"
+    assert process_block(data, 7, settings()).bad[0].line == 7
+    quads = process_block(data, 7, Settings(Config(), quads=True))
+    assert quads.output == b"<http://purl.org/poi/a.b/c> <http://b> <http://c> <http://g> .\n"
+
+
+@pytest.mark.parametrize("on_error", ["stop", "skip"])
+def test_bad_lines(on_error: str) -> None:
+    data = b"<http://a> <http://b> <http://c> .\n<http://a> oops\n<oai:a.b:c> <http://b> <http://c> .\n\xff\xfe\n"
+    result = process_block(data, 10, Settings(Config(), on_error=on_error))  # type: ignore[arg-type]
+    if on_error == "stop":
+        assert [(bad.line, bad.column) for bad in result.bad] == [(11, 12)]
+    else:
+        assert [(bad.line, bad.message) for bad in result.bad] == [
+            (11, "expected the predicate (an IRI)"),
+            (13, "not UTF-8"),
+        ]
+        assert result.lines == result.written + len(result.bad)
+
+
+def test_blocks_cut_at_line_ends_and_count_lines() -> None:
+    data = b"".join(f"<http://a/{i}> <http://b> <http://c> .\n".encode() for i in range(1000)) + b"<x> <y> <z> ."
+    cut = list(blocks(io.BytesIO(data), size=1000))
+    assert b"".join(block for block, _ in cut) == data + b"\n"
+    assert all(block.endswith(b"\n") for block, _ in cut)
+    assert [first for _, first in cut] == [1 + sum(block.count(b"\n") for block, _ in cut[:i]) for i in range(len(cut))]
+
+
+def test_sorted_unique_spills_and_merges() -> None:
+    collected = SortedUnique(run_size=10)
+    for start in range(0, 100, 7):
+        collected.add_all(str(n % 37).zfill(3) for n in range(start, start + 20))
+    assert list(collected) == sorted({str(n % 37).zfill(3) for n in range(120)})
+    assert list(difference(["a", "b", "c", "e"], ["b", "d", "e"])) == ["a", "c"]
+
+
+# -- Whole dumps -----------------------------------------------------------------------------
+
+
+def nt_of(case: str) -> bytes:
+    quads = rdfio.read([str(next((FIXTURES / case).glob("before.*")))]).quads
+    return rdfio.serialize(quads, rdfio.resolve_format("nquads"))
+
+
+CASES = sorted(path.name for path in FIXTURES.iterdir())
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_streamed_equals_graph_mode(case: str, tmp_path: Path) -> None:
+    folder = FIXTURES / case
+    config = Config.from_toml(folder / "config.toml") if (folder / "config.toml").exists() else Config()
+    source = tmp_path / "in.nq"
+    source.write_bytes(nt_of(case))
+    out = tmp_path / "out.nq"
+    normalize_dump([str(source)], str(out), Settings(config, quads=True))
+    streamed = rdfio.read([str(out)]).quads
+    result = passes.normalize(rdfio.read([str(source)]).quads, config)
+    assert set(streamed) == set(rdfio.label_blank_nodes(result.quads + result.links))
+    # Idempotent, byte for byte: the links are in the data now and are not added again.
+    again = tmp_path / "again.nq"
+    normalize_dump([str(out)], str(again), Settings(config, quads=True))
+    assert again.read_bytes() == out.read_bytes()
+
+
+def dump(tmp_path: Path, lines: int = 3000) -> Path:
+    path = tmp_path / "dump.nt"
+    with path.open("w") as out:
+        for i in range(lines):
+            kind = i % 5
+            subject = [f"<info:fedora/demo%3a{i % 97}>", f"<http://example.org/{i}>", f"<oai:arXiv.org:{i % 53}>"][
+                i % 3
+            ]
+            obj = [
+                f'"hdl:1765/{i % 31}"',
+                f"<http://hdl.handle.net/1765/{i % 29}>",
+                '"plain"@en',
+                f"_:b{i % 11}",
+                "<http://x>",
+            ][kind]
+            out.write(f"{subject} <http://example.org/p{i % 4}> {obj} .\n")
+    return path
+
+
+def test_one_worker_and_two_give_the_same_bytes(tmp_path: Path) -> None:
+    source = dump(tmp_path)
+    outputs = []
+    for workers in (1, 2):
+        out = tmp_path / f"out{workers}.nt"
+        walk = tmp_path / f"walk{workers}.csv"
+        summary = normalize_dump(
+            [str(source)],
+            str(out),
+            Settings(Config(), crosswalk=True),
+            workers=workers,
+            crosswalk=str(walk),
+            block_size=4096,
+        )
+        outputs.append((out.read_bytes(), walk.read_bytes(), summary.to_json() | {"seconds": 0}))
+    assert outputs[0] == outputs[1]
+    summary = outputs[0][2]
+    assert summary["lines_in"] == summary["lines_out"] == 3000
+    assert summary["links"] > 0
+
+
+def test_links_to_a_file_or_nowhere(tmp_path: Path) -> None:
+    source = dump(tmp_path)
+    normalize_dump([str(source)], str(tmp_path / "a.nt"), Settings(Config()), links=str(tmp_path / "links.nt"))
+    normalize_dump([str(source)], str(tmp_path / "b.nt"), Settings(Config()), links=None)
+    assert (tmp_path / "a.nt").read_bytes() == (tmp_path / "b.nt").read_bytes()
+    assert all("owl#sameAs" in line for line in (tmp_path / "links.nt").read_text().splitlines())
+
+
+@pytest.mark.parametrize(("suffix", "opener"), [(".gz", gzip.open), (".bz2", bz2.open)])
+def test_compressed_in_and_out(suffix: str, opener: object, tmp_path: Path) -> None:
+    source = dump(tmp_path, 500)
+    plain = tmp_path / "plain.nt"
+    normalize_dump([str(source)], str(plain), Settings(Config()))
+    packed = tmp_path / f"dump.nt{suffix}"
+    with opener(packed, "wb") as stream:  # type: ignore[operator]
+        stream.write(source.read_bytes())
+    out = tmp_path / f"out.nt{suffix}"
+    normalize_dump([str(packed)], str(out), Settings(Config()))
+    with opener(out, "rb") as stream:  # type: ignore[operator]
+        assert stream.read() == plain.read_bytes()
+
+
+def test_a_bad_line_stops_the_run_and_leaves_no_output(tmp_path: Path) -> None:
+    source = dump(tmp_path, 100)
+    with source.open("a") as out:
+        out.write("<http://a> <http://b> \n")
+    with pytest.raises(InputError) as caught:
+        normalize_dump([str(source)], str(tmp_path / "out.nt"), Settings(Config()), block_size=512)
+    assert (caught.value.line, caught.value.column) == (101, 23)
+    assert str(caught.value).startswith(f"{source}:101:23: not an N-Triples statement: expected the object")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["dump.nt"]
+
+
+def test_skipping_bad_lines_accounts_for_every_line(tmp_path: Path) -> None:
+    source = tmp_path / "dump.nt"
+    source.write_bytes(
+        b"<oai:a.b:1> <http://b> <http://c> .\nnot a statement\n<http://a> <http://b> <http://c>\n\xffx\n\n"
+    )
+    errors = tmp_path / "errors.tsv"
+    summary = normalize_dump(
+        [str(source)], str(tmp_path / "out.nt"), Settings(Config(), on_error="skip"), error_file=str(errors)
+    )
+    written = (tmp_path / "out.nt").read_text().splitlines()
+    error_lines = errors.read_text().splitlines()
+    assert summary.lines_in == 5 == summary.lines_out + len(error_lines)
+    assert summary.bad_lines == 3
+    assert [line.split("\t")[0] for line in error_lines] == ["2", "3", "4"]
+    assert written[:2] == ["<http://purl.org/poi/a.b/1> <http://b> <http://c> .", ""]
+
+
+def test_cli_streams_with_workers_and_summary(tmp_path: Path) -> None:
+    source = dump(tmp_path, 400)
+    done = subprocess.run(
+        [sys.executable, "-m", "ldids", "normalize", str(source), "-o", str(tmp_path / "o.nt"), "--workers", "2"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert "400 lines in, 400 out" in done.stderr
+    assert "\r" not in done.stderr  # no progress bar when stderr is not a terminal
+
+
+def test_cli_exit_2_on_a_malformed_dump(tmp_path: Path) -> None:
+    source = tmp_path / "bad.nt"
+    source.write_text("<http://a> <http://b> <http://c> .\n<http://a> <http://b> .\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "ldids", "normalize", str(source), "-o", str(tmp_path / "o.nt")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert f"{source}:2:23: not an N-Triples statement: expected the object" in done.stderr
+    assert not (tmp_path / "o.nt").exists()
