@@ -20,9 +20,11 @@ from ldids.errors import InputError, LdidsError, ParseError, render_caret
 from ldids.registry import PRECEDENCE, Inspection, Registry
 
 if TYPE_CHECKING:
+    from ldids.dumps import DumpSummary
     from ldids.ntriples import Quad
     from ldids.passes import Finding, Result
     from ldids.rdfio import Format
+    from ldids.stream import Settings
 
 # The graph commands import rdflib, pyshacl and lxml when they run: `ldids inspect` and
 # `ldids mint` start without paying for them.
@@ -157,6 +159,12 @@ def _build_parser() -> argparse.ArgumentParser:
         help="skipped lines, as LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT (default ldids-errors.tsv)",
     )
     dumps.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="progress on a terminal")
+    dumps.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        help="run on a Dask cluster (a scheduler address, or 'local' for a cluster of --workers processes here); "
+        "-o names a new folder for part-NNNNN files, links.nt and, with --crosswalk (any name), crosswalk.csv",
+    )
 
     validate = commands.add_parser(
         "validate",
@@ -340,6 +348,10 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], quads: bool) ->
         raise _UsageError("--workers must be at least 1")
     config = Config.from_toml(args.config) if args.config else Config()
     settings = Settings(config, quads=quads, on_error=args.on_error, crosswalk=args.crosswalk is not None)
+    if args.dask:
+        summary = _on_dask(args, inputs, settings)
+        _report_dump(args, summary)
+        return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
     links = None if args.no_links else (args.links or "inline")
     summary = normalize_dump(
         inputs,
@@ -351,6 +363,31 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], quads: bool) ->
         error_file=args.error_file,
         progress=args.progress and not args.quiet,
     )
+    _report_dump(args, summary)
+    return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
+
+
+def _on_dask(args: argparse.Namespace, inputs: list[str], settings: Settings) -> DumpSummary:
+    try:
+        from distributed import Client, LocalCluster
+
+        from ldids.cluster import normalize_on_dask
+    except ImportError as error:
+        raise _UsageError("--dask needs the optional dependencies: pip install 'ldids[dask]'") from error
+    if "-" in inputs or args.output == "-":
+        raise _UsageError("--dask reads named files and writes a folder (-o DIR), not standard streams")
+    if args.links:
+        raise _UsageError("with --dask the links go to OUTPUT/links.nt (or nowhere with --no-links)")
+    options = {"links": not args.no_links, "crosswalk": args.crosswalk is not None, "error_file": args.error_file}
+    if args.dask == "local":
+        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None)
+        with cluster, Client(cluster) as client:
+            return normalize_on_dask(inputs, args.output, settings, client=client, **options)
+    with Client(args.dask) as client:
+        return normalize_on_dask(inputs, args.output, settings, client=client, **options)
+
+
+def _report_dump(args: argparse.Namespace, summary: DumpSummary) -> None:
     if not args.quiet:
         if args.summary == "json":
             sys.stderr.write(json.dumps({**summary.to_json(), "problem_list": summary.problem_samples}) + "\n")
@@ -369,7 +406,6 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], quads: bool) ->
             )
             for sample in summary.problem_samples:
                 sys.stderr.write(f"ldids: {sample}\n")
-    return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
 
 
 def _normalize(args: argparse.Namespace, out: TextIO) -> int:

@@ -29,7 +29,7 @@ from ldids.passes import Crosswalk
 from ldids.rdfio import atomic_output
 from ldids.stream import BadLine, BlockResult, Settings, SortedUnique, blocks, difference, process_block
 
-__all__ = ["DumpSummary", "normalize_dump"]
+__all__ = ["DumpSummary", "crosswalk_line", "normalize_dump"]
 
 
 @dataclass
@@ -135,7 +135,7 @@ def _results(
         yield window.popleft().result()
 
 
-def _crosswalk_line(row: Crosswalk) -> str:
+def crosswalk_line(row: Crosswalk) -> str:
     buffer = io.StringIO()
     fields = [
         row.kind,
@@ -211,7 +211,7 @@ def normalize_dump(
                     out.write(result.output)
                     found_links.add_all(result.links)
                     present.add_all(result.same_as)
-                    found_rows.add_all(_crosswalk_line(row) for row in result.crosswalk)
+                    found_rows.add_all(crosswalk_line(row) for row in result.crosswalk)
                     meter.update(summary.lines_in, raw.tell() if size is not None else 0, size)
         # A link already in the data is not written again: a second run changes nothing.
         new_links = difference(found_links, present)

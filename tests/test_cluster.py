@@ -1,0 +1,114 @@
+"""The Dask path on a real distributed.LocalCluster: same bytes as the single process."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import distributed
+import pytest
+
+from ldids.cluster import normalize_on_dask
+from ldids.config import Config
+from ldids.dumps import normalize_dump
+from ldids.errors import InputError
+from ldids.stream import Settings
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[object]:
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with cluster, distributed.Client(cluster) as connected:
+        yield connected
+
+
+def write_dump(path: Path, start: int, lines: int) -> None:
+    with path.open("w") as out:
+        for i in range(start, start + lines):
+            subject = [f"<info:fedora/demo%3a{i % 97}>", f"<http://example.org/{i}>", f"<oai:arXiv.org:{i % 53}>"][
+                i % 3
+            ]
+            obj = [f'"hdl:1765/{i % 31}"', f"<http://hdl.handle.net/1765/{i % 29}>", '"plain"@en', f"_:b{i % 11}"][
+                i % 4
+            ]
+            out.write(f"{subject} <http://example.org/p{i % 4}> {obj} .\n")
+
+
+def test_same_output_as_one_process(client: object, tmp_path: Path) -> None:
+    first, second = tmp_path / "a.nt", tmp_path / "b.nt"
+    write_dump(first, 0, 2000)
+    write_dump(second, 2000, 1500)
+    settings = Settings(Config(), crosswalk=True)
+    single = tmp_path / "single.nt"
+    links, walk = tmp_path / "links.nt", tmp_path / "walk.csv"
+    expected = normalize_dump([str(first), str(second)], str(single), settings, links=str(links), crosswalk=str(walk))
+
+    folder = tmp_path / "cluster"
+    summary = normalize_on_dask(
+        [str(first), str(second)], str(folder), settings, client=client, blocksize=8192, crosswalk=True
+    )
+    parts = sorted(folder.glob("part-*.nt"))
+    assert len(parts) > 4  # really cut into many partitions
+    assert b"".join(part.read_bytes() for part in parts) == single.read_bytes()
+    assert (folder / "links.nt").read_bytes() == links.read_bytes()
+    assert (folder / "crosswalk.csv").read_bytes() == walk.read_bytes()
+    assert summary.to_json() | {"seconds": 0} == expected.to_json() | {"seconds": 0}
+
+
+def test_bad_line_numbers_are_global_and_nothing_is_left(client: object, tmp_path: Path) -> None:
+    source = tmp_path / "a.nt"
+    write_dump(source, 0, 1000)
+    with source.open("a") as out:
+        out.write("<http://a> <http://b> .\n")
+    folder = tmp_path / "out"
+    with pytest.raises(InputError) as caught:
+        normalize_on_dask([str(source)], str(folder), Settings(Config()), client=client, blocksize=4096)
+    assert (caught.value.line, caught.value.column) == (1001, 23)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.nt"]
+
+
+def test_skipped_lines_go_to_the_error_file(client: object, tmp_path: Path) -> None:
+    source = tmp_path / "a.nt"
+    write_dump(source, 0, 600)
+    with source.open("a") as out:
+        out.write("oops\n")
+    write_dump(tmp_path / "tail.nt", 600, 10)
+    with source.open("a") as out:
+        out.write((tmp_path / "tail.nt").read_text())
+    folder = tmp_path / "out"
+    summary = normalize_on_dask(
+        [str(source)], str(folder), Settings(Config(), on_error="skip"), client=client, blocksize=4096
+    )
+    errors = (folder / "errors.tsv").read_text().splitlines()
+    assert [line.split("\t")[1] for line in errors] == ["601"]
+    assert summary.lines_in == 611 == summary.lines_out + len(errors)
+
+
+def test_cli_on_a_local_cluster(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    source = tmp_path / "a.nt"
+    write_dump(source, 0, 300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ldids",
+            "normalize",
+            str(source),
+            "--dask",
+            "local",
+            "--workers",
+            "2",
+            "-o",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "300 lines in, 300 out" in done.stderr
+    assert (tmp_path / "out" / "part-00000.nt").exists()
+    assert (tmp_path / "out" / "links.nt").exists()
