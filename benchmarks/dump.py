@@ -99,37 +99,42 @@ def generate(path: Path, triples: int, seed: int = 7) -> None:
                 written += 1
 
 
-def peak_of(command: list[str], stdout: Path | None = None) -> tuple[float, float]:
-    """(seconds, peak MiB of the process tree)."""
-    sink = stdout.open("wb") if stdout else subprocess.DEVNULL
+def peak_of(command: list[str]) -> tuple[float, float, float]:
+    """(seconds, peak RSS MiB, peak PSS MiB) of the process tree.
+
+    RSS counts pages that forked workers share with their parent once per process; PSS
+    (proportional set size) shares them out, and is the fair measure of a process tree."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=sink, stderr=subprocess.DEVNULL)
-    peak = 0
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak_rss = peak_pss = 0
     while process.poll() is None:
-        peak = max(peak, _tree_rss(process.pid))
+        rss, pss = _tree_memory(process.pid)
+        peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
         time.sleep(0.02)
     elapsed = time.perf_counter() - started
     if process.returncode != 0:
         raise SystemExit(f"{command[0]} failed with exit {process.returncode}")
-    return elapsed, peak / 1024
+    return elapsed, peak_rss / 1024, peak_pss / 1024
 
 
-def _tree_rss(pid: int) -> int:
-    total = 0
+def _tree_memory(pid: int) -> tuple[int, int]:
+    rss = pss = 0
     pending = [pid]
     while pending:
         current = pending.pop()
         try:
-            with open(f"/proc/{current}/status") as status:
-                for line in status:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
+            with open(f"/proc/{current}/smaps_rollup") as rollup:
+                for line in rollup:
+                    if line.startswith("Rss:"):
+                        rss += int(line.split()[1])
+                    elif line.startswith("Pss:"):
+                        pss += int(line.split()[1])
             for task in os.listdir(f"/proc/{current}/task"):
                 with open(f"/proc/{current}/task/{task}/children") as children:
                     pending.extend(int(child) for child in children.read().split())
         except (FileNotFoundError, ProcessLookupError, PermissionError):
             continue
-    return total
+    return rss, pss
 
 
 OXIGRAPH = (
@@ -179,12 +184,12 @@ def main() -> int:
         runs.append((f"ldids normalize, {workers} worker{'s' if workers > 1 else ''}", command))
     size = dump.stat().st_size
     print(f"{args.triples:,} triples, {size / 2**20:,.0f} MiB, {cores} cores, Python {sys.version.split()[0]}")
-    print(f"{'':34} {'triples/s':>12} {'seconds':>8} {'peak MiB':>9}")
+    print(f"{'':34} {'triples/s':>12} {'seconds':>8} {'RSS MiB':>8} {'PSS MiB':>8}")
     rates: dict[str, float] = {}
     for label, command in runs:
-        seconds, peak = peak_of(command)
+        seconds, rss, pss = peak_of(command)
         rates[label] = args.triples / seconds
-        print(f"{label:34} {rates[label]:>12,.0f} {seconds:>8.2f} {peak:>9.0f}")
+        print(f"{label:34} {rates[label]:>12,.0f} {seconds:>8.2f} {rss:>8.0f} {pss:>8.0f}")
     one = rates["ldids normalize, 1 worker"]
     oxigraph = rates["pyoxigraph parse+serialize"]
     print(f"ldids 1 worker / pyoxigraph: {one / oxigraph:.2f}  (target >= 0.50)")

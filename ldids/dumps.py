@@ -1,6 +1,6 @@
 """Running the stream over files, every core and the terminal (I/O, outside the core).
 
-Blocks are processed in order with a bounded look-ahead of ``2 × workers`` blocks, so
+Blocks are processed in order with a bounded look-ahead of ``workers + 1`` blocks, so
 memory stays constant whatever the input size; results are written in input order. Links
 and crosswalk rows are de-duplicated across blocks in bounded memory and written at the
 end (links after the statements when they go into the output). Every output is written
@@ -129,7 +129,7 @@ def _results(
     window: deque[Future[BlockResult]] = deque()
     for data, first in blocks(source, block_size):
         window.append(pool.submit(process_block, data, first, settings))
-        if len(window) >= 2 * workers:
+        if len(window) > workers:
             yield window.popleft().result()
     while window:
         yield window.popleft().result()
@@ -161,7 +161,7 @@ def normalize_dump(
     crosswalk: str | None = None,
     error_file: str | None = None,
     progress: bool = False,
-    block_size: int = 1 << 22,
+    block_size: int = 1 << 21,
 ) -> DumpSummary:
     """Normalize N-Triples/N-Quads files (``-``: standard input) into ``output``.
 

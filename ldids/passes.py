@@ -14,6 +14,7 @@ dump, in the HTTP service and on distributed workers (DESIGN.md §3).
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ __all__ = [
     "Step",
     "TermCache",
     "crosswalk",
+    "evict_oldest_half",
     "fedora_link",
     "form_link",
     "identity_link",
@@ -97,10 +99,18 @@ def key_is_literal(node: Node) -> bool:
     return type(node) is Literal or (type(node) is not URIRef and isinstance(node, Literal))
 
 
+def evict_oldest_half(table: dict[Any, Any]) -> None:
+    """Make room in a bounded cache: forget the older half (dicts keep insertion order),
+    so the identifiers a dump is repeating right now stay known."""
+    for key in list(itertools.islice(table, len(table) // 2)):
+        del table[key]
+
+
 class TermCache:
     """Identifiers already looked at: dumps repeat the same IRIs very many times.
 
-    Bounded: past ``size`` entries it starts afresh, so memory stays constant on a stream.
+    Bounded: past ``size`` entries the older half is forgotten, so memory stays constant
+    on a stream.
     """
 
     def __init__(self, config: Config, size: int = 500_000) -> None:
@@ -132,7 +142,7 @@ class TermCache:
             pass
         known = self._identify(node, key_predicate)
         if len(self._known) >= self.size:
-            self._known.clear()
+            evict_oldest_half(self._known)
         self._known[key] = known
         return known
 

@@ -134,8 +134,8 @@ class Settings:
     quads: bool = False  # N-Quads (graph names allowed)
     on_error: Kind["stop", "skip"] = "stop"
     crosswalk: bool = False
-    term_cache: int = 50_000  # parsed terms kept per process (bounded: constant memory)
-    identifier_cache: int = 50_000
+    term_cache: int = 10_000  # parsed terms kept per process (bounded: constant memory)
+    identifier_cache: int = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +208,7 @@ class _Worker:
         node = self.terms.get(raw)
         if node is None:
             if len(self.terms) >= self.settings.term_cache:
-                self.terms.clear()
+                passes.evict_oldest_half(self.terms)
             node = self.terms[raw] = _parse_term(raw)
         return node
 
@@ -241,7 +241,7 @@ class _Worker:
                         links.append(quad_line(link))
                 found = (None if outcome is None else term(outcome), scheme, None, tuple(links))
         if len(self.memo) >= self.settings.identifier_cache:
-            self.memo.clear()
+            passes.evict_oldest_half(self.memo)
         self.memo[key] = found
         return found
 
@@ -433,7 +433,7 @@ class SortedUnique:
     """Lines, de-duplicated and sorted, in bounded memory: sorted runs spill to temporary
     files and are merged at the end (an external sort, like ``sort -u``)."""
 
-    def __init__(self, run_size: int = 50_000) -> None:
+    def __init__(self, run_size: int = 20_000) -> None:
         self.run_size = run_size
         self._buffer: set[str] = set()
         self._runs: list[IO[str]] = []
