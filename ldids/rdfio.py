@@ -411,6 +411,12 @@ def _sorted_json_ld(data: bytes) -> bytes:
     return json.dumps(canonical(json.loads(data)), indent=2, sort_keys=True, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
 @contextmanager
 def atomic_output(path: str) -> Iterator[IO[bytes]]:
     """A binary stream that becomes ``path`` only if the block ends without an error.
@@ -427,6 +433,8 @@ def atomic_output(path: str) -> Iterator[IO[bytes]]:
     try:
         with os.fdopen(handle, "wb") as stream:
             yield stream
+        # mkstemp makes the file private (0600); an output gets the usual mode, umask applied.
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -38,7 +38,7 @@ object_ids = st.lists(
         st.tuples(st.sampled_from(HEX), st.sampled_from(HEX)).map(lambda t: "%" + "".join(t)),
     ),
     min_size=1,
-    max_size=20,
+    max_size=15,  # namespace 12 + separator 3 + 15 escapes of 3 = 60: within the 64 limit
 ).map("".join)
 separators = st.sampled_from([":", "%3A", "%3a"])
 pids = st.builds(lambda n, s, o: n + s + o, namespace_ids, separators, object_ids)

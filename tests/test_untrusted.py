@@ -85,3 +85,17 @@ def test_syntax_errors_leave_an_existing_output_untouched(tmp_path: Path) -> Non
     assert done.returncode == 2
     assert b"bad.ttl:1:" in done.stderr
     assert (tmp_path / "out.ttl").read_text() == "precious\n"
+
+
+def test_outputs_get_the_usual_permissions(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    (tmp_path / "in.ttl").write_text("<oai:a.b:c> <http://x/p> <http://x/o> .\n")
+    previous = os.umask(0o022)
+    try:
+        done = ldids("normalize", "in.ttl", "-o", "out.ttl", cwd=tmp_path)
+    finally:
+        os.umask(previous)
+    assert done.returncode == 0
+    assert stat.S_IMODE((tmp_path / "out.ttl").stat().st_mode) == 0o644
