@@ -1,6 +1,7 @@
 """Running the stream over files, every core and the terminal (I/O, outside the core).
 
-Blocks are processed in order with a bounded look-ahead of ``workers + 1`` blocks, so
+Blocks are processed in order with a bounded look-ahead of ``workers`` blocks (this process
+handles every workers-th block itself, a pool of workers - 1 processes the rest), so
 memory stays constant whatever the input size; results are written in input order. Links
 and crosswalk rows are de-duplicated across blocks in bounded memory and written at the
 end (links after the statements when they go into the output). Every output is written
@@ -126,13 +127,23 @@ def _results(
         for data, first in blocks(source, block_size):
             yield process_block(data, first, settings)
         return
-    window: deque[Future[BlockResult]] = deque()
-    for data, first in blocks(source, block_size):
-        window.append(pool.submit(process_block, data, first, settings))
-        if len(window) > workers:
-            yield window.popleft().result()
+    # This process is one of the workers: every workers-th block it handles itself, the
+    # others go to the pool's workers-1 processes. One process fewer to carry the imports
+    # and caches, and no core idles while this one waits for results.
+    window: deque[Future[BlockResult] | BlockResult] = deque()
+    for index, (data, first) in enumerate(blocks(source, block_size)):
+        if index % workers == workers - 1:
+            window.append(process_block(data, first, settings))
+        else:
+            window.append(pool.submit(process_block, data, first, settings))
+        while len(window) > workers:
+            yield _ready(window.popleft())
     while window:
-        yield window.popleft().result()
+        yield _ready(window.popleft())
+
+
+def _ready(item: Future[BlockResult] | BlockResult) -> BlockResult:
+    return item if isinstance(item, BlockResult) else item.result()
 
 
 def crosswalk_line(row: Crosswalk) -> str:
@@ -179,7 +190,7 @@ def normalize_dump(
         pool = None
         if workers > 1:
             context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-            pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context))
+            pool = stack.enter_context(ProcessPoolExecutor(workers - 1, mp_context=context))
         target = stack.enter_context(atomic_output(output))
         out = _compressed(target, output)
         errors: IO[bytes] | None = None
