@@ -179,6 +179,19 @@ def _build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--limit", type=int, default=20, help="results listed in text and JSON (default 20)")
     validate.add_argument("--all", action="store_true", help="list every result")
 
+    serve = commands.add_parser(
+        "serve",
+        help="run the HTTP service",
+        description="Serve the HTTP API (inspect, normalize, validate, vocabulary, shapes; OpenAPI docs at /docs). "
+        "Needs pip install 'ldids[service]'.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--config", help="TOML configuration of the graph passes")
+    serve.add_argument(
+        "--max-body", type=int, default=10 * 1024 * 1024, help="largest request body in bytes (413 beyond)"
+    )
+
     undo = commands.add_parser(
         "undo",
         help="undo a normalization from its crosswalk",
@@ -528,6 +541,20 @@ def _undo(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _serve(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        import uvicorn
+
+        from ldids.service import create_app
+    except ImportError as error:
+        raise _UsageError("serve needs the optional dependencies: pip install 'ldids[service]'") from error
+    from ldids.config import Config
+
+    config = Config.from_toml(args.config) if args.config else Config()
+    uvicorn.run(create_app(config, max_body=args.max_body), host=args.host, port=args.port)
+    return EXIT_OK
+
+
 _COMMANDS = {
     "inspect": _inspect,
     "mint": _mint,
@@ -536,6 +563,7 @@ _COMMANDS = {
     "normalize": _normalize,
     "validate": _validate,
     "undo": _undo,
+    "serve": _serve,
 }
 
 

@@ -1,0 +1,193 @@
+"""The HTTP API, through an HTTP client: in-process (httpx2 over ASGI) and a real server."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+
+from ldids.config import Config
+from ldids.service import create_app
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = (ROOT / "examples" / "fedora-export.ttl").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    config = Config(bare_pid_predicates=frozenset({"http://purl.org/dc/elements/1.1/identifier"}))
+    with TestClient(create_app(config, max_body=200_000)) as connected:
+        yield connected
+
+
+def test_inspect_one_is_the_cli_json(client: TestClient) -> None:
+    answer = client.get("/inspect", params={"id": "oai:arXiv.org:hep-th/9901001"})
+    assert answer.status_code == 200
+    assert answer.json() == {
+        "input": "oai:arXiv.org:hep-th/9901001",
+        "valid": True,
+        "scheme": "oai",
+        "profile": None,
+        "normalized": "oai:arXiv.org:hep-th/9901001",
+        "canonical": "http://purl.org/poi/arXiv.org/hep-th/9901001",
+        "equivalents": ["oai:arXiv.org:hep-th/9901001"],
+        "problems": [],
+    }
+
+
+def test_inspect_batch_keeps_order_and_reports_problems(client: TestClient) -> None:
+    answer = client.post("/inspect", json=["demo%3a1", "oai:wibble.org:ab%3ccd"])
+    first, second = answer.json()
+    assert (first["canonical"], second["valid"]) == ("info:fedora/demo:1", False)
+    assert second["problems"][0] == {
+        "code": "oai.lowercase-hex",
+        "message": "escapes must use upper-case hex digits (%3C, not %3c)",
+        "start": 17,
+        "end": 20,
+    }
+
+
+@pytest.mark.parametrize(
+    ("accept", "marker"),
+    [
+        ("text/turtle", "@prefix"),
+        ("application/n-triples", "<info:fedora/demo:1> <http://purl.org/dc/elements/1.1/identifier>"),
+        ("application/n-quads", "<info:fedora/demo:1>"),
+        ("application/trig", "<info:fedora/demo:1>"),
+        ("application/rdf+xml", "<rdf:RDF"),
+        ("application/ld+json", '"@id": "info:fedora/demo:1"'),
+    ],
+)
+def test_normalize_content_negotiation(client: TestClient, accept: str, marker: str) -> None:
+    answer = client.post("/normalize", content=EXAMPLE, headers={"Content-Type": "text/turtle", "Accept": accept})
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith(accept)
+    assert marker in answer.text
+    summary = json.loads(answer.headers["ldids-summary"])
+    assert (summary["statements_in"], summary["links"]) == (7, 7)
+
+
+def test_normalize_without_links(client: TestClient) -> None:
+    answer = client.post(
+        "/normalize",
+        params={"links": "false"},
+        content=EXAMPLE,
+        headers={"Content-Type": "text/turtle", "Accept": "application/n-triples"},
+    )
+    assert "owl#sameAs" not in answer.text
+
+
+def problem(answer: httpx2.Response, status: int, code: str) -> dict[str, object]:
+    assert answer.status_code == status
+    assert answer.headers["content-type"] == "application/problem+json"
+    body: dict[str, object] = answer.json()
+    assert body["status"] == status
+    assert body["code"] == code
+    assert body["type"] == f"https://w3id.org/ldids/problems#{code}"
+    return body
+
+
+def test_syntax_errors_are_400_with_line_and_column(client: TestClient) -> None:
+    answer = client.post(
+        "/normalize", content=b"<http://a> <http://b> .\n", headers={"Content-Type": "application/n-triples"}
+    )
+    body = problem(answer, 400, "ldids.input")
+    assert (body["line"], body["column"]) == (1, 1)
+
+
+def test_unsupported_media_type_is_415(client: TestClient) -> None:
+    problem(client.post("/normalize", content=b"x", headers={"Content-Type": "text/csv"}), 415, "ldids.media-type")
+
+
+def test_unacceptable_accept_is_406(client: TestClient) -> None:
+    answer = client.post("/normalize", content=EXAMPLE, headers={"Content-Type": "text/turtle", "Accept": "image/png"})
+    problem(answer, 406, "ldids.not-acceptable")
+
+
+def test_bodies_over_the_limit_are_413(client: TestClient) -> None:
+    answer = client.post("/normalize", content=b" " * 200_001, headers={"Content-Type": "text/turtle"})
+    assert problem(answer, 413, "ldids.too-large")["limit"] == 200_000
+
+
+def test_entity_declarations_are_refused(client: TestClient) -> None:
+    laughs = b'<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaa">]><r/>'
+    answer = client.post("/normalize", content=laughs, headers={"Content-Type": "application/rdf+xml"})
+    assert "refused" in str(problem(answer, 400, "ldids.input")["detail"])
+
+
+def test_validate(client: TestClient) -> None:
+    answer = client.post("/validate", content=EXAMPLE, headers={"Content-Type": "text/turtle"})
+    verdict = answer.json()
+    assert verdict["conforms"] is False
+    assert "INFO:FEDORA/demo%3a1" in {result["focus"] for result in verdict["results"]}
+    normalized = client.post("/normalize", content=EXAMPLE, headers={"Content-Type": "text/turtle"}).content
+    assert (
+        client.post("/validate", content=normalized, headers={"Content-Type": "text/turtle"}).json()["conforms"] is True
+    )
+    text = client.post("/validate", content=EXAMPLE, headers={"Content-Type": "text/turtle", "Accept": "text/plain"})
+    assert text.text.startswith("does not conform")
+    report = client.post("/validate", content=EXAMPLE, headers={"Content-Type": "text/turtle", "Accept": "text/turtle"})
+    assert "sh:ValidationReport" in report.text
+
+
+def test_validate_with_shapes_sent_along(client: TestClient) -> None:
+    normalized = client.post("/normalize", content=EXAMPLE, headers={"Content-Type": "text/turtle"}).content
+    shapes = (
+        b"@prefix sh: <http://www.w3.org/ns/shacl#> .\n"
+        b"<http://x/NeedsTitle> a sh:NodeShape ; sh:targetSubjectsOf <http://www.openarchives.org/OAI/2.0/itemID> ;\n"
+        b"  sh:property [ sh:path <http://purl.org/dc/elements/1.1/title> ; sh:minCount 1 ] .\n"
+    )
+    answer = client.post(
+        "/validate", files={"data": ("d.ttl", normalized, "text/turtle"), "shapes": ("s.ttl", shapes, "text/turtle")}
+    )
+    verdict = answer.json()
+    assert verdict["conforms"] is False
+    assert verdict["results"][0]["focus"] == "info:fedora/demo:1"
+
+
+@pytest.mark.parametrize(("path", "marker"), [("/vocab", "FedoraPid"), ("/shapes", "CanonicalIdentifier")])
+def test_vocabulary_and_shapes_with_conneg(client: TestClient, path: str, marker: str) -> None:
+    turtle = client.get(path)
+    assert turtle.headers["content-type"].startswith("text/turtle")
+    assert marker in turtle.text
+    assert client.get(path, headers={"Accept": "application/ld+json"}).text.lstrip().startswith("[")
+
+
+def test_openapi_description(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/inspect", "/normalize", "/validate", "/vocab", "/shapes"} <= set(paths)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    running = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not running.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert running.started
+    yield f"http://127.0.0.1:{port}"
+    running.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_against_a_running_server(server: str) -> None:
+    with httpx2.Client(base_url=server, timeout=30) as http:
+        assert http.get("/inspect", params={"id": "hdl:1765/315"}).json()["canonical"] == "hdl:1765/315"
+        answer = http.post(
+            "/normalize", content=EXAMPLE, headers={"Content-Type": "text/turtle", "Accept": "application/n-triples"}
+        )
+        assert answer.status_code == 200
+        assert "<info:fedora/demo:1>" in answer.text
