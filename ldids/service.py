@@ -188,17 +188,18 @@ def create_app(config: Config | None = None, *, max_body: int = DEFAULT_MAX_BODY
         content_type = (request.headers.get("content-type") or "").lower()
         try:
             if content_type.startswith("multipart/form-data"):
-                form = await request.form()
-                data_part, shapes_part = form.get("data"), form.get("shapes")
-                if data_part is None or isinstance(data_part, str):
-                    raise ProblemError(400, "ldids.form", "Missing data", "send the data as a file part named 'data'")
-                data = await data_part.read()
-                fmt = rdfio.resolve_format(data_part.content_type or _DEFAULT_TYPE)
-                if shapes_part is not None and not isinstance(shapes_part, str):
-                    shapes = rdfio.read_bytes(
-                        await shapes_part.read(), shapes_part.content_type or _DEFAULT_TYPE, "shapes"
-                    )
-                    extra.append(_graph(shapes.quads))
+                # The form's uploaded parts are temporary files: closed when the block ends.
+                async with request.form(max_part_size=max_body) as form:
+                    data_part, shapes_part = form.get("data"), form.get("shapes")
+                    if data_part is None or isinstance(data_part, str):
+                        raise ProblemError(
+                            400, "ldids.form", "Missing data", "send the data as a file part named 'data'"
+                        )
+                    data = await data_part.read()
+                    fmt = rdfio.resolve_format(data_part.content_type or _DEFAULT_TYPE)
+                    if shapes_part is not None and not isinstance(shapes_part, str):
+                        shape_type = shapes_part.content_type or _DEFAULT_TYPE
+                        extra.append(_graph(rdfio.read_bytes(await shapes_part.read(), shape_type, "shapes").quads))
             else:
                 data = await _body(request, max_body)
                 fmt = _content_format(request)
