@@ -6,6 +6,8 @@
 - ``POST /validate``: the SHACL verdict as JSON, Turtle or text (``Accept``); shapes can be
   sent along as a multipart form (``data`` and ``shapes`` parts);
 - ``GET /vocab`` and ``GET /shapes``: the shipped vocabulary and shapes, content-negotiated;
+- ``GET /``: a page for people: paste identifiers or Turtle, see schemes, canonical forms,
+  equivalents, problems with the offending characters marked, and the SHACL verdict;
 - errors as RFC 9457 problem details with the CLI's codes: 400 with line and column for
   syntax errors, 413 over the body limit, 415 for an unsupported media type, 406 when no
   acceptable syntax can be written.
@@ -17,10 +19,11 @@ Needs the optional dependencies of ``pip install 'ldids[service]'``.
 from __future__ import annotations
 
 import json
+from importlib import resources
 from typing import Any
 
 from fastapi import FastAPI, Query, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from rdflib import Graph
 
 from ldids import __version__, passes, rdfio
@@ -220,6 +223,10 @@ def create_app(config: Config | None = None, *, max_body: int = DEFAULT_MAX_BODY
     def _document(request: Request, graph_quads: list[Quad]) -> Response:
         media = _accepted(request, _rdf_offers(), _DEFAULT_TYPE)
         return Response(rdfio.serialize(graph_quads, rdfio.resolve_format(media)), media_type=media)
+
+    @app.get("/", summary="A page for people", response_class=HTMLResponse, include_in_schema=False)
+    def page() -> HTMLResponse:
+        return HTMLResponse((resources.files("ldids") / "static" / "index.html").read_text(encoding="utf-8"))
 
     @app.get("/vocab", summary="The ldids vocabulary")
     def vocabulary(request: Request) -> Response:

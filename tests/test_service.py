@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
 from ldids.config import Config
@@ -164,23 +160,6 @@ def test_vocabulary_and_shapes_with_conneg(client: TestClient, path: str, marker
 def test_openapi_description(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/inspect", "/normalize", "/validate", "/vocab", "/shapes"} <= set(paths)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    running = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not running.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert running.started
-    yield f"http://127.0.0.1:{port}"
-    running.should_exit = True
-    thread.join(timeout=10)
 
 
 def test_against_a_running_server(server: str) -> None:
