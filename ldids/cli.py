@@ -136,6 +136,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     normalize.add_argument("--strict", action="store_true", help="exit 1 if invalid identifiers were found")
     normalize.add_argument("-q", "--quiet", action="store_true", help="no summary, no problem list")
+    store = normalize.add_argument_group("live stores", "Normalize a triplestore in place, in atomic batches.")
+    store.add_argument("--sparql", metavar="URL", help="the store's SPARQL 1.1 query endpoint")
+    store.add_argument("--sparql-update", metavar="URL", help="its update endpoint (default: the query endpoint)")
     dumps = normalize.add_argument_group(
         "dumps",
         "N-Triples and N-Quads in and out (plain, .gz, .bz2, or - with -i) are streamed in constant memory, "
@@ -421,10 +424,25 @@ def _report_dump(args: argparse.Namespace, summary: DumpSummary) -> None:
                 sys.stderr.write(f"ldids: {sample}\n")
 
 
+def _normalize_store(args: argparse.Namespace) -> int:
+    from ldids.config import Config
+    from ldids.sparql import normalize_store
+
+    if args.inputs:
+        raise _UsageError("--sparql normalizes the store itself: give no INPUT")
+    config = Config.from_toml(args.config) if args.config else Config()
+    summary = normalize_store(args.sparql, args.sparql_update, config)
+    if not args.quiet:
+        sys.stderr.write(f"ldids: {json.dumps(summary.to_json())}\n")
+    return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
+
+
 def _normalize(args: argparse.Namespace, out: TextIO) -> int:
     from ldids import passes, rdfio
     from ldids.config import Config
 
+    if args.sparql:
+        return _normalize_store(args)
     inputs = args.inputs or ["-"]
     streamed, quads = _streams(args, inputs)
     if streamed:
