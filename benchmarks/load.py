@@ -1,6 +1,7 @@
 """Load the HTTP service from another process: many concurrent clients, for a bounded time.
 
-Starts ``ldids serve`` on a free port of 127.0.0.1, then runs ``--clients`` threads for
+Starts ``ldids serve`` (with a fresh store, recording every normalization) on a free port
+of 127.0.0.1, then runs ``--clients`` threads for
 ``--seconds`` (default 32 clients, 60 s), each looping over a mix of requests: inspect one
 identifier (GET), inspect a batch of 20 (POST), normalize a small Turtle document (POST).
 Reports requests/s, latency percentiles, errors (must be 0) and the server's peak memory
@@ -18,6 +19,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -48,9 +50,9 @@ def main() -> int:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     script = shutil.which("ldids", path=str(Path(sys.executable).parent)) or "ldids"
-    server = subprocess.Popen(
-        [script, "serve", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    store = tempfile.mkdtemp(prefix="ldids-load-store-")
+    command = [script, "serve", "--port", str(port), "--store", store]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -105,6 +107,7 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait(timeout=30)
+        shutil.rmtree(store, ignore_errors=True)
     total = sum(len(values) for values in latencies.values())
     print(
         f"{args.clients} clients, {wall:.1f} s, {total} requests, {total / wall:,.0f} requests/s, errors: {len(errors)}"

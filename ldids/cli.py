@@ -194,6 +194,10 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--max-body", type=int, default=10 * 1024 * 1024, help="largest request body in bytes (413 beyond)"
     )
+    serve.add_argument(
+        "--store", metavar="DIR", help="where links and crosswalks are kept (default $XDG_DATA_HOME/ldids/store)"
+    )
+    serve.add_argument("--no-store", action="store_true", help="keep nothing between requests")
 
     undo = commands.add_parser(
         "undo",
@@ -567,9 +571,11 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
     except ImportError as error:
         raise _UsageError("serve needs the optional dependencies: pip install 'ldids[service]'") from error
     from ldids.config import Config
+    from ldids.store import IdentityStore
 
     config = Config.from_toml(args.config) if args.config else Config()
-    uvicorn.run(create_app(config, max_body=args.max_body), host=args.host, port=args.port)
+    store = None if args.no_store else IdentityStore(args.store)
+    uvicorn.run(create_app(config, max_body=args.max_body, store=store), host=args.host, port=args.port)
     return EXIT_OK
 
 

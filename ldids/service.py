@@ -28,10 +28,11 @@ from rdflib import Graph
 
 from ldids import __version__, passes, rdfio
 from ldids.config import Config
-from ldids.errors import InputError, LdidsError
+from ldids.errors import InputError, LdidsError, ParseError
 from ldids.ntriples import Quad
 from ldids.registry import PRECEDENCE, UnknownSchemeError
 from ldids.resources import shapes_graph, vocabulary_graph
+from ldids.store import IdentityStore
 
 __all__ = ["DEFAULT_MAX_BODY", "create_app"]
 
@@ -129,8 +130,11 @@ def _rdf_offers() -> list[str]:
     return [fmt.media_types[0] for fmt in _WRITABLE]
 
 
-def create_app(config: Config | None = None, *, max_body: int = DEFAULT_MAX_BODY) -> FastAPI:
-    """The ASGI application; ``config`` as for the graph passes."""
+def create_app(
+    config: Config | None = None, *, max_body: int = DEFAULT_MAX_BODY, store: IdentityStore | None = None
+) -> FastAPI:
+    """The ASGI application; ``config`` as for the graph passes; ``store`` keeps what every
+    normalization learned (``ldids serve`` opens one in its default place)."""
     settings = config or Config()
     app = FastAPI(
         title="ldids",
@@ -153,6 +157,15 @@ def create_app(config: Config | None = None, *, max_body: int = DEFAULT_MAX_BODY
             return JSONResponse(settings.registry.inspect(identifier, scheme).to_json())
         except UnknownSchemeError as error:
             raise ProblemError(400, "ldids.unknown-scheme", "Unknown scheme", str(error)) from error
+
+    @app.get("/known", summary="Identifiers known to be the same (from earlier normalizations)")
+    async def known(identifier: str = Query(..., alias="id", description="the identifier")) -> JSONResponse:
+        if store is None:
+            raise ProblemError(404, "ldids.no-store", "No store", "this service keeps no store")
+        try:
+            return JSONResponse(store.known(identifier, settings))
+        except (ParseError, ValueError) as error:
+            raise ProblemError(400, "ldids.invalid-identifier", "Invalid identifier", str(error)) from error
 
     @app.post("/inspect", summary="Inspect a batch of identifiers (a JSON list of strings)")
     async def inspect_many(request: Request, scheme: str | None = None) -> JSONResponse:
@@ -180,6 +193,8 @@ def create_app(config: Config | None = None, *, max_body: int = DEFAULT_MAX_BODY
             payload = rdfio.serialize(result.quads + (result.links if links else []), target)
         except InputError as error:
             raise _input_problem(error) from error
+        if store is not None:
+            store.record(result)
         summary = {**result.summary(), "notes": found.notes}
         return Response(payload, media_type=media, headers={"Ldids-Summary": json.dumps(summary)})
 

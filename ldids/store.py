@@ -1,0 +1,80 @@
+"""What every normalization learned, kept: an embedded RDF store on disk (pyoxigraph).
+
+Each run's ``owl:sameAs`` links go into the graph ``ldids:links``; each rewrite's original
+form goes into ``ldids:crosswalk`` as ``<canonical> ldids:originalForm "as written"``. Later,
+:meth:`IdentityStore.known` answers which identifiers are known to name the same thing as
+one, following ``owl:sameAs`` both ways. No set-up: the store is a folder, created on first
+use (by default ``$XDG_DATA_HOME/ldids/store``, else ``~/.local/share/ldids/store``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph
+
+from ldids import passes
+from ldids.config import Config
+from ldids.namespace import NAMESPACE_IRI
+
+__all__ = ["IdentityStore", "default_location"]
+
+_LINKS = pyoxigraph.NamedNode(NAMESPACE_IRI + "links")
+_CROSSWALK = pyoxigraph.NamedNode(NAMESPACE_IRI + "crosswalk")
+_SAME_AS = pyoxigraph.NamedNode(str(passes.SAME_AS))
+_ORIGINAL = pyoxigraph.NamedNode(NAMESPACE_IRI + "originalForm")
+
+
+def default_location() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "ldids" / "store"
+
+
+def _iri(text: str) -> str:
+    # SPARQL IRIREF excludes these characters; identifiers that hold one cannot be asked about.
+    if any(ch in text for ch in '<>"{}|^`\\ '):
+        raise ValueError(f"not usable as an IRI in a query: {text!r}")
+    return f"<{text}>"
+
+
+class IdentityStore:
+    """Links and original forms of every normalization, and the questions asked of them."""
+
+    def __init__(self, location: str | Path | None = None) -> None:
+        path = Path(location) if location is not None else default_location()
+        path.mkdir(parents=True, exist_ok=True)
+        self.location = path
+        self._store = pyoxigraph.Store(str(path))
+
+    def record(self, result: passes.Result) -> int:
+        """Keep a run's links and original forms; returns how many statements were added."""
+        quads = [
+            pyoxigraph.Quad(pyoxigraph.NamedNode(str(s)), _SAME_AS, pyoxigraph.NamedNode(str(o)), _LINKS)
+            for s, _, o, _ in result.links
+        ]
+        for change in result.rewrites:
+            canonical = pyoxigraph.NamedNode(str(change.canonical))
+            quads.append(pyoxigraph.Quad(canonical, _ORIGINAL, pyoxigraph.Literal(str(change.original)), _CROSSWALK))
+        self._store.extend(quads)
+        self._store.flush()
+        return len(quads)
+
+    def known(self, text: str, config: Config | None = None) -> dict[str, Any]:
+        """The canonical IRI of ``text``, the identifiers known to be the same, and the forms
+        it was found written in. Raises ParseError if ``text`` is no valid identifier."""
+        canonical = (config or Config()).registry.canonical(text)
+        subject = _iri(canonical)
+        path = f"(<{_SAME_AS.value}>|^<{_SAME_AS.value}>)+"
+        same = self._store.query(
+            f"SELECT DISTINCT ?x WHERE {{ GRAPH <{_LINKS.value}> {{ {subject} {path} ?x }} FILTER (?x != {subject}) }}"
+        )
+        forms = self._store.query(
+            f"SELECT DISTINCT ?f WHERE {{ GRAPH <{_CROSSWALK.value}> {{ {subject} <{_ORIGINAL.value}> ?f }} }}"
+        )
+        return {
+            "canonical": canonical,
+            "same_as": sorted(solution["x"].value for solution in same),  # type: ignore[union-attr]
+            "written_as": sorted(solution["f"].value for solution in forms),  # type: ignore[union-attr]
+        }
