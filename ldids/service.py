@@ -19,6 +19,8 @@ Needs the optional dependencies of ``pip install 'ldids[service]'``.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any
 
@@ -136,7 +138,15 @@ def create_app(
     """The ASGI application; ``config`` as for the graph passes; ``store`` keeps what every
     normalization learned (``ldids serve`` opens one in its default place)."""
     settings = config or Config()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if store is not None:
+            store.flush()  # everything on disk when the service stops
+
     app = FastAPI(
+        lifespan=lifespan,
         title="ldids",
         version=__version__,
         description="Find persistent identifiers (Fedora PIDs, info:fedora URIs, OAI identifiers, POIs, handles) "
