@@ -198,6 +198,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "--store", metavar="DIR", help="where links and crosswalks are kept (default $XDG_DATA_HOME/ldids/store)"
     )
     serve.add_argument("--no-store", action="store_true", help="keep nothing between requests")
+    serve.add_argument(
+        "--sparql", metavar="URL", help="a live store's SPARQL query endpoint, for POST /store/normalize"
+    )
+    serve.add_argument("--sparql-update", metavar="URL", help="its update endpoint (default: the query endpoint)")
 
     undo = commands.add_parser(
         "undo",
@@ -575,7 +579,9 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
 
     config = Config.from_toml(args.config) if args.config else Config()
     store = None if args.no_store else IdentityStore(args.store)
-    uvicorn.run(create_app(config, max_body=args.max_body, store=store), host=args.host, port=args.port)
+    live = (args.sparql, args.sparql_update or args.sparql) if args.sparql else None
+    app = create_app(config, max_body=args.max_body, store=store, sparql=live)
+    uvicorn.run(app, host=args.host, port=args.port)
     return EXIT_OK
 
 

@@ -25,7 +25,7 @@ from importlib import resources
 from typing import Any
 
 from fastapi import FastAPI, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from rdflib import Graph
 
 from ldids import __version__, passes, rdfio
@@ -35,6 +35,7 @@ from ldids.ntriples import Quad
 from ldids.registry import PRECEDENCE, UnknownSchemeError
 from ldids.resources import shapes_graph, vocabulary_graph
 from ldids.store import IdentityStore
+from ldids.stream import Settings, SortedUnique, difference, process_block
 
 __all__ = ["DEFAULT_MAX_BODY", "create_app"]
 
@@ -42,6 +43,7 @@ DEFAULT_MAX_BODY = 10 * 1024 * 1024
 PROBLEM = "application/problem+json"
 _WRITABLE = [f for f in rdfio.FORMATS if f.writable]
 _DEFAULT_TYPE = "text/turtle"
+_LINE_FORMATS = ("nt", "nquads")
 
 
 class ProblemError(Exception):
@@ -83,6 +85,22 @@ async def _body(request: Request, limit: int) -> bytes:
             )
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def _bounded_chunks(request: Request, limit: int) -> AsyncIterator[bytes]:
+    """The body's chunks, refused with 413 past ``limit`` bytes (checked before answering
+    when the length is declared)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ProblemError(413, "ldids.too-large", "Request body too large", f"the limit is {limit} bytes", limit=limit)
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ProblemError(
+                413, "ldids.too-large", "Request body too large", f"the limit is {limit} bytes", limit=limit
+            )
+        yield chunk
 
 
 def _content_format(request: Request) -> rdfio.Format:
@@ -133,10 +151,16 @@ def _rdf_offers() -> list[str]:
 
 
 def create_app(
-    config: Config | None = None, *, max_body: int = DEFAULT_MAX_BODY, store: IdentityStore | None = None
+    config: Config | None = None,
+    *,
+    max_body: int = DEFAULT_MAX_BODY,
+    store: IdentityStore | None = None,
+    sparql: tuple[str, str] | None = None,
 ) -> FastAPI:
     """The ASGI application; ``config`` as for the graph passes; ``store`` keeps what every
-    normalization learned (``ldids serve`` opens one in its default place)."""
+    normalization learned (``ldids serve`` opens one in its default place); ``sparql`` is the
+    (query, update) endpoint pair of a live store that ``POST /store/normalize`` normalizes:
+    the operator's configuration, never a URL taken from a request."""
     settings = config or Config()
 
     @asynccontextmanager
@@ -193,10 +217,12 @@ def create_app(
 
     @app.post("/normalize", summary="Normalize RDF: Content-Type in, Accept out")
     async def normalize(request: Request, links: bool = True) -> Response:
-        body = await _body(request, max_body)
         source = _content_format(request)
         media = _accepted(request, _rdf_offers(), source.media_types[0] if source.writable else _DEFAULT_TYPE)
         target = rdfio.resolve_format(media)
+        if source.name in _LINE_FORMATS and target.name in _LINE_FORMATS and not (source.quads and not target.quads):
+            return await _streamed(request, target, links)
+        body = await _body(request, max_body)
         try:
             found = rdfio.read_bytes(body, source, "request body")
             result = passes.normalize(found.quads, settings)
@@ -207,6 +233,78 @@ def create_app(
             store.record(result)
         summary = {**result.summary(), "notes": found.notes}
         return Response(payload, media_type=media, headers={"Ldids-Summary": json.dumps(summary)})
+
+    async def _streamed(request: Request, target: rdfio.Format, links: bool) -> Response:
+        """Line-format bodies, block by block through the stream's process_block, answered as
+        they come; the links, de-duplicated, follow the statements. A malformed line ends the
+        answer with an error: the first block is checked before the answer starts, so most
+        bad input still gets a proper 400."""
+        block_settings = Settings(settings, quads=target.quads)
+        chunks = _bounded_chunks(request, max_body)
+
+        async def blocks_of() -> AsyncIterator[tuple[bytes, int]]:
+            rest, line = b"", 1
+            async for chunk in chunks:
+                data = rest + chunk
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    rest = data
+                    continue
+                block, rest = data[: cut + 1], data[cut + 1 :]
+                yield block, line
+                line += block.count(b"\n")
+            if rest:
+                yield rest + b"\n", line
+
+        pending = blocks_of()
+        first = await anext(pending, None)
+        results = []
+        if first is not None:
+            result = process_block(first[0], first[1], block_settings)
+            if result.bad:
+                bad = result.bad[0]
+                raise ProblemError(
+                    400, "ldids.input", "Unreadable input", bad.message, line=bad.line, column=bad.column
+                )
+            results.append(result)
+
+        async def answer() -> AsyncIterator[bytes]:
+            found_links, present = SortedUnique(), SortedUnique()
+            for result in results:
+                found_links.add_all(result.links)
+                present.add_all(result.same_as)
+                yield result.output
+            async for block, first_line in pending:
+                result = process_block(block, first_line, block_settings)
+                if result.bad:
+                    bad = result.bad[0]
+                    yield f"# ldids: stopped at line {bad.line}, column {bad.column}: {bad.message}\n".encode()
+                    return
+                found_links.add_all(result.links)
+                present.add_all(result.same_as)
+                yield result.output
+            new_links = list(difference(found_links, present))
+            if store is not None:
+                store.record_links(new_links)
+            if links:
+                for line in new_links:
+                    yield f"{line}\n".encode()
+
+        return StreamingResponse(answer(), media_type=target.media_types[0])
+
+    @app.post("/store/normalize", summary="Normalize the live store this service is configured with")
+    async def normalize_live_store() -> JSONResponse:
+        from fastapi.concurrency import run_in_threadpool
+
+        from ldids.sparql import normalize_store
+
+        if sparql is None:
+            raise ProblemError(404, "ldids.no-live-store", "No live store", "this service was started without --sparql")
+        try:
+            summary = await run_in_threadpool(normalize_store, sparql[0], sparql[1], settings)
+        except InputError as error:
+            raise ProblemError(502, "ldids.store-unreachable", "Live store failed", error.message) from error
+        return JSONResponse(summary.to_json())
 
     @app.post("/validate", summary="Validate RDF with the shipped SHACL shapes (and shapes sent along)")
     async def validate(request: Request) -> Response:

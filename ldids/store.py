@@ -10,6 +10,8 @@ use (by default ``$XDG_DATA_HOME/ldids/store``, else ``~/.local/share/ldids/stor
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,9 @@ _LINKS = pyoxigraph.NamedNode(NAMESPACE_IRI + "links")
 _CROSSWALK = pyoxigraph.NamedNode(NAMESPACE_IRI + "crosswalk")
 _SAME_AS = pyoxigraph.NamedNode(str(passes.SAME_AS))
 _ORIGINAL = pyoxigraph.NamedNode(NAMESPACE_IRI + "originalForm")
+
+
+_LINK_LINE = re.compile(rf"<([^>]*)> <{re.escape(str(passes.SAME_AS))}> <([^>]*)> \.")
 
 
 def default_location() -> Path:
@@ -59,6 +64,17 @@ class IdentityStore:
             quads.append(pyoxigraph.Quad(canonical, _ORIGINAL, pyoxigraph.Literal(str(change.original)), _CROSSWALK))
         # Durable through the store's write-ahead log; its buffers are flushed in the
         # background (a flush per request cost four fifths of the service's throughput).
+        self._store.extend(quads)
+        return len(quads)
+
+    def record_links(self, lines: Iterable[str]) -> int:
+        """Keep owl:sameAs links given as N-Triples lines (from a streamed normalization)."""
+        quads = []
+        for line in lines:
+            found = _LINK_LINE.fullmatch(line)
+            if found is not None:
+                subject, object_ = (pyoxigraph.NamedNode(part) for part in found.groups())
+                quads.append(pyoxigraph.Quad(subject, _SAME_AS, object_, _LINKS))
         self._store.extend(quads)
         return len(quads)
 

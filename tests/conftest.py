@@ -1,13 +1,29 @@
-"""Shared fixtures: a real ldids HTTP server on 127.0.0.1, stopped after the tests."""
+"""Shared fixtures: a real ldids HTTP server and a real Oxigraph server on 127.0.0.1, both
+stopped after the tests."""
 
 from __future__ import annotations
 
+import shutil
 import socket
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+OXIGRAPH = shutil.which("oxigraph", path=str(Path(sys.executable).parent)) or shutil.which("oxigraph")
+#: The example export plus a named graph: what the live-store tests load into Oxigraph.
+DATA = (
+    (ROOT / "examples" / "fedora-export.ttl").read_bytes()
+    + b"""
+<oai:arXiv.org:g1> { <info:fedora/demo%3a7> <http://x/p> "hdl:1765/7" . }
+"""
+)
 
 
 @pytest.fixture(scope="session")
@@ -30,3 +46,41 @@ def server() -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     running.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture
+def oxigraph(tmp_path: Path) -> Iterator[str]:
+    assert OXIGRAPH is not None, "the oxigraph server is part of the test install (pip package oxigraph)"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [OXIGRAPH, "serve", "--location", str(tmp_path / "store"), "--bind", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/query?query=ASK%7B%7D", timeout=2).read()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        load = urllib.request.Request(
+            f"{base}/store", data=DATA, headers={"Content-Type": "application/trig"}, method="POST"
+        )
+        urllib.request.urlopen(load, timeout=30).read()
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@pytest.fixture
+def live_store_data() -> bytes:
+    """What the oxigraph fixture loads: the example export plus a named graph."""
+    return DATA

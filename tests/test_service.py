@@ -96,7 +96,27 @@ def test_syntax_errors_are_400_with_line_and_column(client: TestClient) -> None:
         "/normalize", content=b"<http://a> <http://b> .\n", headers={"Content-Type": "application/n-triples"}
     )
     body = problem(answer, 400, "ldids.input")
-    assert (body["line"], body["column"]) == (1, 1)
+    assert (body["line"], body["column"]) == (1, 23)  # streamed N-Triples: the exact column
+    turtle = client.post(
+        "/normalize", content=b"@prefix a: <http://a/> .\na:b a:c .\n", headers={"Content-Type": "text/turtle"}
+    )
+    assert problem(turtle, 400, "ldids.input")["line"] == 2
+
+
+def test_n_triples_bodies_are_streamed_like_the_cli(tmp_path: Path) -> None:
+    from ldids.dumps import normalize_dump
+    from ldids.stream import Settings
+
+    lines = [f"<info:fedora/demo%3a{i % 500}> <http://x/p{i % 7}> <oai:arXiv.org:{i % 300}> .\n" for i in range(20000)]
+    body = "".join(lines).encode()  # about 1.3 MB: many chunks, several blocks
+    with TestClient(create_app(max_body=10_000_000)) as big:
+        headers = {"Content-Type": "application/n-triples", "Accept": "application/n-triples"}
+        answer = big.post("/normalize", content=body, headers=headers)
+    assert answer.status_code == 200
+    source, out = tmp_path / "in.nt", tmp_path / "out.nt"
+    source.write_bytes(body)
+    normalize_dump([str(source)], str(out), Settings(Config()))
+    assert answer.content == out.read_bytes()
 
 
 def test_unsupported_media_type_is_415(client: TestClient) -> None:

@@ -6,12 +6,7 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from ldids import passes, rdfio
 from ldids.config import Config
@@ -28,58 +23,26 @@ DATA = (
 )
 
 
-@pytest.fixture
-def oxigraph(tmp_path: Path) -> Iterator[str]:
-    assert OXIGRAPH is not None, "the oxigraph server is part of the test install (pip package oxigraph)"
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [OXIGRAPH, "serve", "--location", str(tmp_path / "store"), "--bind", f"127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/query?query=ASK%7B%7D", timeout=2).read()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        load = urllib.request.Request(
-            f"{base}/store", data=DATA, headers={"Content-Type": "application/trig"}, method="POST"
-        )
-        urllib.request.urlopen(load, timeout=30).read()
-        yield base
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
 def everything(base: str) -> set[Quad]:
     endpoint = _Endpoint(f"{base}/query", f"{base}/update", 30)
     rows = endpoint.select("SELECT ?s ?p ?o ?g WHERE { { ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } } }")
     return {(row["s"], row["p"], row["o"], row.get("g")) for row in rows}
 
 
-def expected() -> set[Quad]:
-    result = passes.normalize(rdfio.read_bytes(DATA, "trig").quads, Config())
+def expected(data: bytes) -> set[Quad]:
+    result = passes.normalize(rdfio.read_bytes(data, "trig").quads, Config())
     return set(result.quads + result.links)
 
 
-def test_the_store_ends_as_the_passes_say(oxigraph: str) -> None:
+def test_the_store_ends_as_the_passes_say(oxigraph: str, live_store_data: bytes) -> None:
     summary = normalize_store(f"{oxigraph}/query", f"{oxigraph}/update", Config(), batch=3)
     assert summary.updates >= 2
-    assert everything(oxigraph) == expected()
+    assert everything(oxigraph) == expected(live_store_data)
     again = normalize_store(f"{oxigraph}/query", f"{oxigraph}/update", Config())
     assert (again.terms_rewritten, again.updates) == (0, 0)
 
 
-def test_an_interrupted_run_loses_nothing_and_a_rerun_finishes(oxigraph: str) -> None:
+def test_an_interrupted_run_loses_nothing_and_a_rerun_finishes(oxigraph: str, live_store_data: bytes) -> None:
     original = everything(oxigraph)
     normalize_store(f"{oxigraph}/query", f"{oxigraph}/update", Config(), batch=1, max_batches=2)
     partial = everything(oxigraph)
@@ -88,10 +51,10 @@ def test_an_interrupted_run_loses_nothing_and_a_rerun_finishes(oxigraph: str) ->
     for quad in original:
         assert quad in partial or passes.rewrite_quad(quad, cache).after in partial
     normalize_store(f"{oxigraph}/query", f"{oxigraph}/update", Config(), batch=1)
-    assert everything(oxigraph) == expected()
+    assert everything(oxigraph) == expected(live_store_data)
 
 
-def test_cli_sparql(oxigraph: str) -> None:
+def test_cli_sparql(oxigraph: str, live_store_data: bytes) -> None:
     done = subprocess.run(
         [
             sys.executable,
@@ -109,7 +72,7 @@ def test_cli_sparql(oxigraph: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert '"updates": 1' in done.stderr
-    assert everything(oxigraph) == expected()
+    assert everything(oxigraph) == expected(live_store_data)
 
 
 def test_unreachable_endpoint_is_an_input_error() -> None:
@@ -124,3 +87,17 @@ def test_unreachable_endpoint_is_an_input_error() -> None:
     )
     assert done.returncode == 2
     assert "cannot reach the SPARQL endpoint" in done.stderr
+
+
+def test_the_service_normalizes_its_configured_store(oxigraph: str, live_store_data: bytes) -> None:
+    from fastapi.testclient import TestClient
+
+    from ldids.service import create_app
+
+    with TestClient(create_app(sparql=(f"{oxigraph}/query", f"{oxigraph}/update"))) as client:
+        answer = client.post("/store/normalize")
+        assert answer.status_code == 200
+        assert answer.json()["updates"] >= 1
+    assert everything(oxigraph) == expected(live_store_data)
+    with TestClient(create_app()) as client:
+        assert client.post("/store/normalize").status_code == 404
