@@ -111,13 +111,7 @@ def _combine(
         offset = lines_before.get(partition.path, 0)
         lines_before[partition.path] = offset + result.lines
         bad_lines.extend((partition.path, replace(bad, line=bad.line + offset)) for bad in result.bad)
-        summary.lines_in += result.lines
-        summary.lines_out += result.written
-        summary.statements += result.statements
-        summary.rewritten_statements += result.rewritten_statements
-        summary.rewritten.update(result.rewritten)
-        summary.problems += result.problems
-        summary.problem_samples.extend(result.problem_samples[: max(0, 20 - len(summary.problem_samples))])
+        summary.add(result)
         found_links.add_all(result.links)
         present.add_all(result.same_as)
         found_rows.add_all(crosswalk_line(row) for row in result.crosswalk)

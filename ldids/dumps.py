@@ -47,6 +47,16 @@ class DumpSummary:
     bad_lines: int = 0
     seconds: float = 0.0
 
+    def add(self, result: BlockResult) -> None:
+        """Count one block in."""
+        self.lines_in += result.lines
+        self.lines_out += result.written
+        self.statements += result.statements
+        self.rewritten_statements += result.rewritten_statements
+        self.rewritten.update(result.rewritten)
+        self.problems += result.problems
+        self.problem_samples.extend(result.problem_samples[: max(0, 20 - len(self.problem_samples))])
+
     def to_json(self) -> dict[str, object]:
         return {
             "lines_in": self.lines_in,
@@ -148,17 +158,7 @@ def _ready(item: Future[BlockResult] | BlockResult) -> BlockResult:
 
 def crosswalk_line(row: Crosswalk) -> str:
     buffer = io.StringIO()
-    fields = [
-        row.kind,
-        row.scheme,
-        row.position,
-        row.original,
-        row.canonical,
-        row.statement,
-        row.rewritten,
-        str(row.kept).lower(),
-    ]
-    csv.writer(buffer, lineterminator="").writerow(fields)
+    csv.writer(buffer, lineterminator="").writerow(row.values())
     return buffer.getvalue()
 
 
@@ -199,13 +199,7 @@ def normalize_dump(
             with ExitStack() as files:
                 source, raw, size = _open_input(path, files)
                 for result in _results(source, settings, workers, pool, block_size):
-                    summary.lines_in += result.lines
-                    summary.lines_out += result.written
-                    summary.statements += result.statements
-                    summary.rewritten_statements += result.rewritten_statements
-                    summary.rewritten.update(result.rewritten)
-                    summary.problems += result.problems
-                    summary.problem_samples.extend(result.problem_samples[: max(0, 20 - len(summary.problem_samples))])
+                    summary.add(result)
                     if result.bad:
                         if settings.on_error == "stop":
                             bad = result.bad[0]

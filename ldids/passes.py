@@ -369,22 +369,45 @@ class Crosswalk:
 
     FIELDS = ("kind", "scheme", "position", "original", "canonical", "statement", "rewritten", "kept")
 
-
-def crosswalk(result: Result) -> Iterator[Crosswalk]:
-    """Every change of a run as crosswalk rows, rewrites in input order, then links."""
-    for change in result.rewrites:
-        yield Crosswalk(
+    @classmethod
+    def of_rewrite(cls, change: Rewrite, kept: bool = False, rewritten: str | None = None) -> Crosswalk:
+        """The row of one rewrite (``rewritten``: the line as written, if not its N-Quads form)."""
+        statement = quad_line(change.rewritten) if rewritten is None else rewritten
+        return cls(
             "rewrite",
             change.scheme,
             change.position,
             term(change.original),
             term(change.canonical),
             quad_line(change.quad),
-            quad_line(change.rewritten),
-            change.rewritten in result.kept,
+            statement,
+            kept,
         )
+
+    @classmethod
+    def of_link(cls, link: Quad) -> Crosswalk:
+        return cls("link", "owl:sameAs", "", term(link[2]), term(link[0]), "", quad_line(link))
+
+    def values(self) -> list[str]:
+        """The row's cells, in FIELDS order (CSV)."""
+        return [
+            self.kind,
+            self.scheme,
+            self.position,
+            self.original,
+            self.canonical,
+            self.statement,
+            self.rewritten,
+            str(self.kept).lower(),
+        ]
+
+
+def crosswalk(result: Result) -> Iterator[Crosswalk]:
+    """Every change of a run as crosswalk rows, rewrites in input order, then links."""
+    for change in result.rewrites:
+        yield Crosswalk.of_rewrite(change, change.rewritten in result.kept)
     for link in result.links:
-        yield Crosswalk("link", "owl:sameAs", "", term(link[2]), term(link[0]), "", quad_line(link))
+        yield Crosswalk.of_link(link)
 
 
 def undo(quads: Iterable[Quad], rows: Iterable[Crosswalk], parse_line: Any) -> list[Quad]:

@@ -451,18 +451,7 @@ def crosswalk_bytes(rows: Iterable[Crosswalk], path: str) -> bytes:
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(Crosswalk.FIELDS)
         for row in rows:
-            writer.writerow(
-                [
-                    row.kind,
-                    row.scheme,
-                    row.position,
-                    row.original,
-                    row.canonical,
-                    row.statement,
-                    row.rewritten,
-                    str(row.kept).lower(),
-                ]
-            )
+            writer.writerow(row.values())
         return buffer.getvalue().encode("utf-8")
     if path.lower().endswith(".nt"):
         lines: list[str] = []

@@ -35,7 +35,7 @@ from ldids.ntriples import Quad
 from ldids.registry import PRECEDENCE, UnknownSchemeError
 from ldids.resources import shapes_graph, vocabulary_graph
 from ldids.store import IdentityStore
-from ldids.stream import Settings, SortedUnique, difference, process_block
+from ldids.stream import BlockCutter, Settings, SortedUnique, difference, process_block
 
 __all__ = ["DEFAULT_MAX_BODY", "create_app"]
 
@@ -71,20 +71,8 @@ def _input_problem(error: InputError) -> ProblemError:
 
 
 async def _body(request: Request, limit: int) -> bytes:
-    """The request body, refused with 413 as soon as it passes ``limit`` bytes."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise ProblemError(413, "ldids.too-large", "Request body too large", f"the limit is {limit} bytes", limit=limit)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise ProblemError(
-                413, "ldids.too-large", "Request body too large", f"the limit is {limit} bytes", limit=limit
-            )
-        chunks.append(chunk)
-    return b"".join(chunks)
+    """The whole request body, refused with 413 as soon as it passes ``limit`` bytes."""
+    return b"".join([chunk async for chunk in _bounded_chunks(request, limit)])
 
 
 async def _bounded_chunks(request: Request, limit: int) -> AsyncIterator[bytes]:
@@ -243,18 +231,14 @@ def create_app(
         chunks = _bounded_chunks(request, max_body)
 
         async def blocks_of() -> AsyncIterator[tuple[bytes, int]]:
-            rest, line = b"", 1
+            cutter = BlockCutter()
             async for chunk in chunks:
-                data = rest + chunk
-                cut = data.rfind(b"\n")
-                if cut < 0:
-                    rest = data
-                    continue
-                block, rest = data[: cut + 1], data[cut + 1 :]
-                yield block, line
-                line += block.count(b"\n")
-            if rest:
-                yield rest + b"\n", line
+                found = cutter.feed(chunk)
+                if found is not None:
+                    yield found
+            last = cutter.end()
+            if last is not None:
+                yield last
 
         pending = blocks_of()
         first = await anext(pending, None)

@@ -33,6 +33,7 @@ from ldids.ntriples import Quad, quad_line, term
 
 __all__ = [
     "BadLine",
+    "BlockCutter",
     "BlockResult",
     "Settings",
     "SortedUnique",
@@ -376,9 +377,7 @@ def _whole_statement(worker: _Worker, pieces: list[str | None], number: int, res
         link_line = quad_line(link)
         result.links.append(link_line)
         if settings.crosswalk:
-            result.crosswalk.append(
-                passes.Crosswalk("link", "owl:sameAs", "", term(link[2]), term(link[0]), "", link_line)
-            )
+            result.crosswalk.append(passes.Crosswalk.of_link(link))
     if not step.rewrites:
         return None
     result.rewritten_statements += 1
@@ -389,41 +388,50 @@ def _whole_statement(worker: _Worker, pieces: list[str | None], number: int, res
     for change in step.rewrites:
         result.rewritten[change.scheme] += 1
         if settings.crosswalk:
-            result.crosswalk.append(
-                passes.Crosswalk(
-                    "rewrite",
-                    change.scheme,
-                    change.position,
-                    term(change.original),
-                    term(change.canonical),
-                    quad_line(change.quad),
-                    new_line,
-                )
-            )
+            result.crosswalk.append(passes.Crosswalk.of_rewrite(change, rewritten=new_line))
     return new_line
 
 
 # -- Cutting a stream into blocks ----------------------------------------------------------------
 
 
-def blocks(stream: IO[bytes], size: int = 1 << 22) -> Iterator[tuple[bytes, int]]:
-    """Blocks of whole lines (about ``size`` bytes) and the number of each block's first line."""
-    line = 1
-    rest = b""
-    while True:
-        chunk = stream.read(size)
-        if not chunk:
-            break
-        data = rest + chunk
+class BlockCutter:
+    """Cuts a byte stream, fed chunk by chunk, into blocks of whole lines, numbering the
+    first line of each (for files and for HTTP bodies alike)."""
+
+    def __init__(self) -> None:
+        self._rest = b""
+        self._line = 1
+
+    def feed(self, chunk: bytes) -> tuple[bytes, int] | None:
+        """The whole lines completed by ``chunk`` and their first line's number, if any."""
+        data = self._rest + chunk
         cut = data.rfind(b"\n")
         if cut < 0:
-            rest = data
-            continue
-        block, rest = data[: cut + 1], data[cut + 1 :]
-        yield block, line
-        line += block.count(b"\n")
-    if rest:
-        yield rest + b"\n", line
+            self._rest = data
+            return None
+        block, self._rest = data[: cut + 1], data[cut + 1 :]
+        first, self._line = self._line, self._line + block.count(b"\n")
+        return block, first
+
+    def end(self) -> tuple[bytes, int] | None:
+        """The last line, if the stream did not end with a line break."""
+        if not self._rest:
+            return None
+        block, self._rest = self._rest + b"\n", b""
+        return block, self._line
+
+
+def blocks(stream: IO[bytes], size: int = 1 << 22) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines (about ``size`` bytes) and the number of each block's first line."""
+    cutter = BlockCutter()
+    while chunk := stream.read(size):
+        found = cutter.feed(chunk)
+        if found is not None:
+            yield found
+    last = cutter.end()
+    if last is not None:
+        yield last
 
 
 # -- De-duplicating links and crosswalk rows in bounded memory -----------------------------------
