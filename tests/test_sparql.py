@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 from ldids import passes, rdfio
 from ldids.config import Config
 from ldids.ntriples import Quad
 from ldids.sparql import _Endpoint, normalize_store
-
-ROOT = Path(__file__).resolve().parents[1]
-OXIGRAPH = shutil.which("oxigraph", path=str(Path(sys.executable).parent)) or shutil.which("oxigraph")
-DATA = (
-    (ROOT / "examples" / "fedora-export.ttl").read_bytes()
-    + b"""
-<oai:arXiv.org:g1> { <info:fedora/demo%3a7> <http://x/p> "hdl:1765/7" . }
-"""
-)
 
 
 def everything(base: str) -> set[Quad]:
