@@ -38,6 +38,17 @@ URIC_UNESCAPED_PATTERN = r"[A-Za-z0-9;/?:@&=+$,\-_.!~*'()]"
 _IRI_FORBIDDEN = re.compile(r'[\x00-\x20\x7f-\x9f<>"{}|\\^`]')
 
 
+_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
+
+
+def ascii_lower(text: str) -> str:
+    """``text`` with A-Z in lower case and nothing else changed.
+
+    Schemes and hosts are case-insensitive in ASCII only (RFC 3986 §3.1, §3.2.2): str.lower
+    would also map KELVIN SIGN to "k" and DOTTED CAPITAL I to "i" plus a combining dot."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
 def iri_forbidden(text: str) -> Iterator[int]:
     """Offsets of characters that cannot stand in any IRI."""
     for match in _IRI_FORBIDDEN.finditer(text):

@@ -38,6 +38,7 @@ from ldids._chars import (
     RFC3986_PCHAR,
     RFC3986_SUB_DELIMS,
     RFC3986_UNRESERVED,
+    ascii_lower,
     describe,
     iri_forbidden,
     percent_encode,
@@ -63,7 +64,7 @@ Form = Literal["path", "host", "http", "bare"]
 
 CORDRA_NAMING_AUTHORITY = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 CORDRA_LOCAL_NAME = re.compile(r"[0-9A-Fa-f]{32}")
-_HTTP = re.compile(r"(https?)://([^/?#]*)/", re.IGNORECASE)
+_HTTP = re.compile(r"(https?)://([^/?#]*)/", re.IGNORECASE | re.ASCII)
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 # Escape-free text that is safe in every handle URI component (pchar without ':' '@').
@@ -83,9 +84,9 @@ _NORMALIZED_HANDLE = (
 
 def _authority_key(scheme: str, authority: str) -> str:
     """Authority in comparable form: lower case, empty or default port dropped (RFC 3986 §6.2.3)."""
-    authority = authority.lower()
+    authority = ascii_lower(authority)
     host, colon, port = authority.rpartition(":")
-    if colon and (port == "" or port.lstrip("0") == _DEFAULT_PORTS.get(scheme.lower())):
+    if colon and (port == "" or port.lstrip("0") == _DEFAULT_PORTS.get(ascii_lower(scheme))):
         return host
     return authority
 
@@ -242,13 +243,13 @@ def _check_tail(text: str, start: int) -> list[Problem]:
 def _scan_with(resolvers: dict[str, str | None], text: str) -> tuple[Handle | None, list[Problem]]:
     form: Form
     resolver_base: str | None = None
-    lowered = text[:6].lower()
+    lowered = ascii_lower(text[:6])
     if lowered.startswith("hdl://"):
         form, start = "host", 6
     elif lowered.startswith("hdl:"):
         form, start = "path", 4
     elif (match := _HTTP.match(text)) is not None:
-        scheme, authority = match.group(1).lower(), _authority_key(match.group(1), match.group(2))
+        scheme, authority = ascii_lower(match.group(1)), _authority_key(match.group(1), match.group(2))
         if authority not in resolvers:
             known = ", ".join(sorted(resolvers)) or "none"
             return None, [
@@ -345,7 +346,7 @@ def make_scheme(resolvers: Iterable[Resolver] = DEFAULT_RESOLVERS) -> Scheme[Han
     # The claim: the hdl scheme in any case, or a known resolver's host in any case with
     # any port (a wrong port is then reported by the scan, not silently left alone).
     hosts = "|".join(re.escape(authority.split(":")[0]) for authority in table)
-    claim = rf"(?i:hdl:|https?://(?:{hosts})(?::[0-9]*)?/)" if hosts else r"(?i:hdl:)"
+    claim = rf"(?ai:hdl:|https?://(?:{hosts})(?::[0-9]*)?/)" if hosts else r"(?ai:hdl:)"
     # Normal forms: lower-case hdl:, hdl:// or a resolver's base exactly as it is written.
     base_urls = [resolver.base(scheme) for resolver in known for scheme in ("http", "https")]
     bases = "".join("|" + re.escape(base) for base in base_urls)

@@ -36,6 +36,7 @@ from ldids._chars import (
     NCNAME_RE,
     RFC3986_PCHAR,
     RFC3986_UNRESERVED,
+    ascii_lower,
     describe,
     iri_forbidden,
     percent_encode,
@@ -62,7 +63,7 @@ _QUERY = r"(?:\?(?P<query>[A-Za-z0-9._~\-=&]+))?"
 NORMALIZED_RE = re.compile(
     rf"info:fedora/(?:{_PID}|\*(?=/))(?:/{_NCNAME_ASCII}|/{_PID}/{_NCNAME_ASCII}{_QUERY})?{_FRAGMENT}"
 )
-CLAIM = r"(?i:info:fedora/)"
+CLAIM = r"(?ai:info:fedora/)"
 _ASCII_NCNAME = re.compile(_NCNAME_ASCII)
 _BDEF_SHAPE = re.compile(r"[A-Za-z0-9.\-]*(?::|%3[aA])")
 
@@ -242,7 +243,7 @@ def _parameters(text: str, start: int, end: int) -> tuple[Parameters, list[Probl
 
 
 def _scan(text: str) -> tuple[InfoFedora | None, list[Problem]]:
-    if text[:12].lower() != PREFIX:
+    if ascii_lower(text[:12]) != PREFIX:
         return None, [
             Problem(f"{CODE}.prefix", "an info:fedora URI starts with 'info:fedora/'", 0, min(len(text), 12) or 0)
         ]

@@ -35,6 +35,7 @@ from ldids._chars import (
     RFC2396_RESERVED,
     RFC2396_UNRESERVED,
     URIC_UNESCAPED_PATTERN,
+    ascii_lower,
     check_domain_namespace,
     check_uric_run,
     percent_encode,
@@ -71,7 +72,7 @@ DESCRIPTION_NAMESPACE = "http://www.openarchives.org/OAI/2.0/oai-identifier"
 #: Valid oai-identifiers without escapes: the fast path.
 NORMALIZED_RE = re.compile(f"oai:{DOMAIN_PATTERN}:{URIC_UNESCAPED_PATTERN}+")
 #: The ``oai:`` scheme in any case: only lower case is valid, but OAI:... is still reported.
-CLAIM = r"(?i:oai:)"
+CLAIM = r"(?ai:oai:)"
 _URIC_CHARS = RFC2396_RESERVED | RFC2396_UNRESERVED
 
 
@@ -120,7 +121,7 @@ def _scan(text: str) -> tuple[OaiIdentifier | None, list[Problem]]:
     if not text.startswith("oai:"):
         colon = text.find(":")
         end = colon if colon >= 0 else len(text)
-        if text[:4].lower() == "oai:":
+        if ascii_lower(text[:4]) == "oai:":
             problem = Problem(
                 "oai.scheme-case", "the scheme is 'oai' in lower case (oai-identifiers are case-sensitive)", 0, 3
             )

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ldids._chars import ALPHANUM, HEX_ANY, describe
+from ldids._chars import ALPHANUM, HEX_ANY, ascii_lower, describe
 from ldids.errors import Problem
 from ldids.scheme import Scheme
 
@@ -45,7 +45,7 @@ OBJECT_ID_CHARS = ALPHANUM | frozenset("-.~_")
 
 #: Bare PIDs look like any CURIE or URI scheme; a text is only *claimed* as a PID when it
 #: starts like one and is not written in a prefixed form another scheme owns (DESIGN §2).
-CLAIM = r"(?!(?i:oai:|hdl:|info:fedora/))[A-Za-z0-9.\-]+(?::|%3[aA])(?!//)"
+CLAIM = r"(?!(?ai:oai:|hdl:|info:fedora/))[A-Za-z0-9.\-]+(?::|%3[aA])(?!//)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +88,10 @@ def scan(text: str, start: int = 0, end: int | None = None, code: str = "pid") -
     namespace = text[start:position]
     if text.startswith(":", position, stop):
         separator_length = 1
-    elif text[position : position + 3].lower() == "%3a" and position + 3 <= stop:
+    elif ascii_lower(text[position : position + 3]) == "%3a" and position + 3 <= stop:
         separator_length = 3
     else:
-        has_separator = ":" in text[position:stop] or "%3a" in text[position:stop].lower()
+        has_separator = ":" in text[position:stop] or "%3a" in ascii_lower(text[position:stop])
         if position < stop and has_separator:
             problem = Problem(
                 f"{code}.namespace-character",

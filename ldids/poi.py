@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from ldids import oai
-from ldids._chars import DOMAIN_PATTERN, URIC_UNESCAPED_PATTERN, check_domain_namespace
+from ldids._chars import DOMAIN_PATTERN, URIC_UNESCAPED_PATTERN, ascii_lower, check_domain_namespace
 from ldids.errors import ParseError, Problem
 from ldids.oai import POI_PREFIX, OaiIdentifier
 from ldids.scheme import Scheme
@@ -41,10 +41,10 @@ __all__ = [
     "to_oai",
 ]
 
-_PREFIX_RE = re.compile(r"(?i:(https?)://(purl\.org))(?::(\d*))?/poi/")
+_PREFIX_RE = re.compile(r"(?ai:(https?)://(purl\.org))(?::(\d*))?/poi/")
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
 #: http(s)://purl.org[:port]/poi/ with scheme and host in any case; the path is case-sensitive.
-CLAIM = r"(?i:https?://purl\.org)(?::[0-9]*)?/poi/"
+CLAIM = r"(?ai:https?://purl\.org)(?::[0-9]*)?/poi/"
 #: Valid POIs in normal form without escapes: the fast path.
 NORMALIZED_RE = re.compile(f"{re.escape(POI_PREFIX)}{DOMAIN_PATTERN}/{URIC_UNESCAPED_PATTERN}+")
 
@@ -76,7 +76,7 @@ def _scan(text: str) -> tuple[Poi | None, list[Problem]]:
     match = _PREFIX_RE.match(text)
     if match is None:
         return None, [Problem("poi.prefix", f"a POI starts with {POI_PREFIX!r}", 0, min(len(text), len(POI_PREFIX)))]
-    scheme, port = match.group(1).lower(), match.group(3)
+    scheme, port = ascii_lower(match.group(1)), match.group(3)
     # An empty port is the default one (RFC 3986 §6.2.3).
     if port and port.lstrip("0") != _DEFAULT_PORTS[scheme]:
         # Another port is another web address, not the PURL service.

@@ -38,11 +38,25 @@ from ldids.registry import DEFAULT, PRECEDENCE, Registry, UnknownSchemeError
         ("urn:nbn:de:1", None, "fedora-pid"),
         ("hello", None, None),
         ("", None, None),
+        # Schemes and hosts are case-insensitive in ASCII only (RFC 3986 §3.1, §3.2.2):
+        # dotless i, long s and KELVIN SIGN are not i, s and k.
+        ("\u0131nfo:fedora/demo:1", None, None),
+        ("oa\u0131:a.b:c", None, None),
+        ("http\u017f://purl.org/poi/a.b/c", None, None),
+        ("http://hdl.handle.ne\u0131/1765/9", None, None),
     ],
 )
 def test_detection(text: str, scheme: str | None, bare_scheme: str | None) -> None:
     assert ldids.detect(text, bare=False) == scheme
     assert ldids.detect(text) == bare_scheme
+
+
+def test_a_resolver_host_matches_in_ascii_case_only() -> None:
+    registry = Registry.build([handle.Resolver("kb.example.org")])
+    assert registry["handle"].canonical("http://KB.example.org/1/2") == "hdl:1/2"
+    # KELVIN SIGN lower-cases to "k" in Unicode, not in the RFC 3986 sense.
+    with pytest.raises(ParseError):
+        registry["handle"].parse("http://\u212ab.example.org/1/2")
 
 
 CLAIM_SAMPLES = [
