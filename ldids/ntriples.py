@@ -10,7 +10,7 @@ import re
 
 from rdflib.term import BNode, Literal, Node, URIRef
 
-__all__ = ["Quad", "quad_line", "term"]
+__all__ = ["Quad", "iri", "literal", "quad_line", "term"]
 
 #: (subject, predicate, object, graph); graph None is the default graph.
 Quad = tuple[Node, Node, Node, "Node | None"]
@@ -23,10 +23,23 @@ _IRI_UNSAFE = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 _STRING_UNSAFE = re.compile(r'[\\"\n\r]')
 
 
-def _iri(value: str) -> str:
+def iri(value: str) -> str:
+    """An IRI in N-Triples syntax."""
     if _IRI_UNSAFE.search(value) is not None:
         value = _IRI_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04X}", value)
     return f"<{value}>"
+
+
+def literal(lexical: str, language: str | None = None, datatype: str | None = None) -> str:
+    """A literal in N-Triples syntax."""
+    if _STRING_UNSAFE.search(lexical) is not None:
+        lexical = _STRING_UNSAFE.sub(lambda match: _STRING_ESCAPES[match.group()], lexical)
+    if language:
+        return f'"{lexical}"@{language}'
+    # An explicit ^^xsd:string is kept: rdflib tells the two apart, and so must a round trip.
+    if datatype is not None:
+        return f'"{lexical}"^^{iri(datatype)}'
+    return f'"{lexical}"'
 
 
 def term(node: Node) -> str:
@@ -36,19 +49,11 @@ def term(node: Node) -> str:
     '"a\\\\"b"@en'
     """
     if isinstance(node, URIRef):
-        return _iri(str(node))
+        return iri(str(node))
     if isinstance(node, BNode):
         return f"_:{node}"
     if isinstance(node, Literal):
-        text = str(node)
-        if _STRING_UNSAFE.search(text) is not None:
-            text = _STRING_UNSAFE.sub(lambda match: _STRING_ESCAPES[match.group()], text)
-        if node.language:
-            return f'"{text}"@{node.language}'
-        # An explicit ^^xsd:string is kept: rdflib tells the two apart, and so must a round trip.
-        if node.datatype is not None:
-            return f'"{text}"^^{_iri(str(node.datatype))}'
-        return f'"{text}"'
+        return literal(str(node), node.language, None if node.datatype is None else str(node.datatype))
     raise TypeError(f"not an RDF term: {node!r}")
 
 

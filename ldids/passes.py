@@ -40,7 +40,10 @@ __all__ = [
     "crosswalk",
     "evict_oldest_half",
     "fedora_link",
+    "fedora_object_of_poi",
     "form_link",
+    "form_links",
+    "identify",
     "identity_link",
     "links",
     "normalize",
@@ -148,29 +151,46 @@ class TermCache:
 
     def _identify(self, node: Node, predicate: str | None) -> _Known:
         config = self.config
-        registry = config.registry
-        text, is_literal = str(node), key_is_literal(node)
-        scheme = registry.detect(text, bare=False)
-        if scheme is None:
-            # Bare forms only where configuration says so (DESIGN.md §2).
-            if is_literal and predicate is not None:
-                if predicate in config.bare_pid_predicates and pid_module.claims(text):
-                    scheme = registry["fedora-pid"]
-                elif predicate in config.bare_handle_predicates:
-                    scheme = registry["handle"]
-            if scheme is None and config.pid_namespaces and pid_module.claims(text):
-                namespace = text.split(":", 1)[0].split("%", 1)[0]
-                if namespace in config.pid_namespaces:
-                    scheme = registry["fedora-pid"]
-            if scheme is None:
-                return None
-        try:
-            canonical = scheme.canonical(text)
-        except ParseError as error:
-            return scheme.name, error.problems
+        is_literal = key_is_literal(node)
+        found = identify(str(node), is_literal, predicate, config)
+        if found is None or isinstance(found[1], tuple):
+            return found
+        scheme, canonical = found
         if is_literal and not config.literals_to_iris:
-            return scheme.name, None if canonical == text else Literal(canonical, datatype=node.datatype)  # type: ignore[attr-defined]
-        return scheme.name, None if canonical == text and isinstance(node, URIRef) else URIRef(canonical)
+            return scheme, None if canonical is None else Literal(canonical, datatype=node.datatype)  # type: ignore[attr-defined]
+        return scheme, None if canonical is None and not is_literal else URIRef(canonical or str(node))
+
+
+def identify(
+    text: str, is_literal: bool, predicate: str | None, config: Config
+) -> tuple[str, str | None] | tuple[str, tuple[Problem, ...]] | None:
+    """What one term's text is: None (no identifier), (scheme, its canonical form, or None if
+    the text already is), or (scheme, problems) for an invalid identifier.
+
+    ``predicate`` is the predicate of a literal object (bare forms are identifiers only
+    under the configured predicates, DESIGN.md §2); the caller has ruled out
+    language-tagged literals and datatypes other than xsd:string and xsd:anyURI.
+    """
+    registry = config.registry
+    scheme = registry.detect(text, bare=False)
+    if scheme is None:
+        # Bare forms only where configuration says so (DESIGN.md §2).
+        if is_literal and predicate is not None:
+            if predicate in config.bare_pid_predicates and pid_module.claims(text):
+                scheme = registry["fedora-pid"]
+            elif predicate in config.bare_handle_predicates:
+                scheme = registry["handle"]
+        if scheme is None and config.pid_namespaces and pid_module.claims(text):
+            namespace = text.split(":", 1)[0].split("%", 1)[0]
+            if namespace in config.pid_namespaces:
+                scheme = registry["fedora-pid"]
+        if scheme is None:
+            return None
+    try:
+        canonical = scheme.canonical(text)
+    except ParseError as error:
+        return scheme.name, tuple(error.problems)
+    return scheme.name, None if canonical == text else canonical
 
 
 def rewrite(quads: Iterable[Quad], config: Config, cache: TermCache | None = None) -> Iterator[Step]:
@@ -245,17 +265,22 @@ def form_link(original: Node, canonical: Node, config: Config) -> Quad | None:
     """owl:sameAs from a canonical IRI to the form it was rewritten from, if that form is an
     IRI (an IRI, or a literal in a prefixed form; a bare PID or handle is no IRI)."""
     text = str(original)
-    if text == str(canonical):
+    if not form_links(text, isinstance(original, URIRef), str(canonical), config):
         return None
-    if isinstance(original, URIRef) or config.registry.detect(text, bare=False) is not None:
-        return (canonical if isinstance(canonical, URIRef) else URIRef(str(canonical)), SAME_AS, URIRef(text), None)
-    return None
+    return (canonical if isinstance(canonical, URIRef) else URIRef(str(canonical)), SAME_AS, URIRef(text), None)
+
+
+def form_links(original: str, is_iri: bool, canonical: str, config: Config) -> bool:
+    """:func:`form_link` on texts: does rewriting ``original`` to ``canonical`` call for a link?"""
+    return original != canonical and (is_iri or config.registry.detect(original, bare=False) is not None)
 
 
 def fedora_link(node: Node, config: Config) -> Quad | None:
     """owl:sameAs from a POI in a namespace served by Fedora to the object its PID names."""
-    fedora = _fedora_object_of_poi(node, config)
-    return None if fedora is None else (URIRef(str(node)), SAME_AS, fedora, None)
+    if not isinstance(node, URIRef | Literal):
+        return None
+    fedora = fedora_object_of_poi(str(node), config)
+    return None if fedora is None else (URIRef(str(node)), SAME_AS, URIRef(fedora), None)
 
 
 def identity_link(quad: Quad, config: Config) -> Quad | None:
@@ -278,16 +303,18 @@ def _is_identifier(text: str, config: Config) -> bool:
     return scheme is not None and not scheme.check(text)
 
 
-def _fedora_object_of_poi(node: Node, config: Config) -> URIRef | None:
-    if not isinstance(node, URIRef | Literal) or not str(node).startswith(poi_module.POI_PREFIX):
+def fedora_object_of_poi(text: str, config: Config) -> str | None:
+    """The info:fedora IRI of the object a POI names, if the POI's namespace is served by
+    Fedora (``config.fedora_oai_namespaces``) and its local part is a PID."""
+    if not text.startswith(poi_module.POI_PREFIX):
         return None
     try:
-        value = poi_module.parse(str(node))
+        value = poi_module.parse(text)
     except ParseError:
         return None
     if value.namespace not in config.fedora_oai_namespaces or pid_module.check(value.local):
         return None
-    return URIRef(pid_module.parse(value.local).iri)
+    return pid_module.parse(value.local).iri
 
 
 @dataclass

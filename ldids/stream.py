@@ -16,22 +16,36 @@ did not change is also written out as it came.
 from __future__ import annotations
 
 import heapq
+import os
 import re
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import IO
 from typing import Literal as Kind
 
+from rdflib.namespace import XSD
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids import passes
+from ldids._chars import ascii_lower
 from ldids.config import Config
 from ldids.errors import Problem
-from ldids.ntriples import Quad, quad_line, term
+from ldids.ntriples import Quad, iri, literal, quad_line, term
+
+_scan: ModuleType | None
+try:
+    from ldids import _scan
+except ImportError:  # built without a C compiler: the per-line loop runs in Python
+    _scan = None
+
+#: Whether the per-line loop runs compiled (the ldids._scan extension was built).
+COMPILED = _scan is not None
 
 __all__ = [
+    "COMPILED",
     "BadLine",
     "BlockCutter",
     "BlockResult",
@@ -55,7 +69,9 @@ _PN_START = (
     "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff"
 )
 _PN_REST = _PN_START + "\\-\u00b7\u0300-\u036f\u203f-\u2040"
-_BNODE = rf"_:[{_PN_START}](?:[{_PN_REST}.]*[{_PN_REST}])?"
+# Terminals match longest first (N-Triples §7): a label takes every label character it can
+# and gives back only trailing dots, so "_:a_" is one label, never "_:a" then "_".
+_BNODE = rf"_:[{_PN_START}](?:[{_PN_REST}.]*[{_PN_REST}])?(?![{_PN_REST}.]*[{_PN_REST}])"
 _STRING_PLAIN = r'[^"\\\n\r]*'
 _STRING = rf'"{_STRING_PLAIN}(?:\\(?:[tbnrf"\'\\]|u{_HEX4}|U{_HEX8}){_STRING_PLAIN})*"'
 _LITERAL = rf"{_STRING}(?:@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*|\^\^{_IRI})?"
@@ -169,7 +185,11 @@ class BlockResult:
 # problems if invalid, N-Quads lines of the links the term calls for).
 _Entry = tuple["str | None", "str | None", "tuple[Problem, ...] | None", tuple[str, ...]]
 _NOT_AN_IDENTIFIER: _Entry = (None, None, None, ())
+# What the compiled loop keeps per key (ldids/_scan.c): None for no identifier, else (the
+# replacement as bytes or None, invalid?, the entry, the term's text if invalid).
+_Value = tuple["bytes | None", bool, _Entry, str] | None
 _SAME_AS = f"<{passes.SAME_AS}>"
+_IDENTIFIER_DATATYPES = frozenset({str(XSD.string), str(XSD.anyURI)})  # as passes.TermCache
 
 
 class _Worker:
@@ -183,27 +203,28 @@ class _Worker:
         self.memo: dict[tuple[str, str | None, bool], _Entry] = {}
         # A line is a candidate if an identifier prefix occurs in it (in any case), or,
         # with bare forms configured, if it might hold one.
-        hosts = [resolver.authority.split(":")[0].lower() for resolver in config.resolvers]
-        self.prefixes = re.compile(
-            "|".join(re.escape(p) for p in ["info:fedora/", "oai:", "hdl:", "purl.org", "hdl.handle.net", *hosts])
+        # Prefixes match in ASCII case only, as the schemes' claims do (RFC 3986 §3.1).
+        hosts = [ascii_lower(resolver.authority.split(":")[0]) for resolver in config.resolvers]
+        self.folded = sorted({"info:fedora/", "oai:", "hdl:", "purl.org", "hdl.handle.net", *hosts})
+        self.prefixes = re.compile("|".join(re.escape(p) for p in self.folded), re.IGNORECASE | re.ASCII)
+        self.bare_predicates = {iri(p) for p in config.bare_pid_predicates | config.bare_handle_predicates}
+        self.identity_predicates = {iri(p) for p in config.identity_predicates}
+        self.exact_needles = sorted(
+            {*self.bare_predicates, *(f"{ns}:" for ns in config.pid_namespaces)}
+            | {f"{ns}%3" for ns in config.pid_namespaces}
         )
-        self.bare_predicates = {f"<{p}>" for p in config.bare_pid_predicates | config.bare_handle_predicates}
-        self.identity_predicates = {f"<{p}>" for p in config.identity_predicates}
-        exact = [re.escape(p) for p in self.bare_predicates]
-        exact += [re.escape(f"{ns}:") for ns in config.pid_namespaces] + [
-            re.escape(f"{ns}%3") for ns in config.pid_namespaces
-        ]
-        self.exact = re.compile("|".join(exact)) if exact else None
+        self.exact = re.compile("|".join(re.escape(p) for p in self.exact_needles)) if self.exact_needles else None
+        self.byte_memo: dict[bytes, _Value] = {}
 
     def is_candidate(self, line: str) -> bool:
         """Might this line (or raw term) hold an identifier? False means certainly not."""
-        if self.prefixes.search(line.lower()) is not None:
+        if self.prefixes.search(line) is not None:
             return True
         return self.exact is not None and self.exact.search(line) is not None
 
     def might_be_identifier(self, raw: str, predicate: str) -> bool:
         """The same test for one raw term (a literal under a bare-form predicate always is)."""
-        return self.is_candidate(raw) or (raw[0] == '"' and predicate in self.bare_predicates)
+        return self.is_candidate(raw) or (raw[0] == '"' and self.is_bare_predicate(predicate))
 
     def term(self, raw: str) -> Node:
         node = self.terms.get(raw)
@@ -213,38 +234,82 @@ class _Worker:
             node = self.terms[raw] = _parse_term(raw)
         return node
 
+    def is_bare_predicate(self, predicate: str) -> bool:
+        """Is this raw predicate one under which literals may hold bare forms?"""
+        if predicate in self.bare_predicates:
+            return True
+        # The same IRI written with \u escapes (N-Triples §2.3 allows them in any IRI).
+        return "\\" in predicate and iri(_unescape(predicate[1:-1])) in self.bare_predicates
+
     def entry(self, raw: str, predicate: str, linkable: bool) -> _Entry:
         """What the passes do to one raw term (memoized): ``rewrite_quad`` and ``links``
         decide each term on its own, the predicate counting only for literals."""
-        relevant = predicate if raw[0] == '"' and predicate in self.bare_predicates else None
+        relevant = predicate if raw[0] == '"' and self.is_bare_predicate(predicate) else None
         key = (raw, relevant, linkable)
         found = self.memo.get(key)
-        if found is not None:
-            return found
-        config = self.settings.config
-        node = self.term(raw)
-        known = self.identifiers.look_up(node, self.term(predicate) if raw[0] == '"' else None)
-        if known is None:
-            found = _NOT_AN_IDENTIFIER
-        else:
-            scheme, outcome = known
-            if isinstance(outcome, tuple):
-                found = (None, scheme, outcome, ())
-            else:
-                links: list[str] = []
-                if outcome is not None:
-                    link = passes.form_link(node, outcome, config)
-                    if link is not None:
-                        links.append(quad_line(link))
-                if linkable and config.fedora_oai_namespaces:
-                    link = passes.fedora_link(node if outcome is None else outcome, config)
-                    if link is not None:
-                        links.append(quad_line(link))
-                found = (None if outcome is None else term(outcome), scheme, None, tuple(links))
-        if len(self.memo) >= self.settings.identifier_cache:
-            passes.evict_oldest_half(self.memo)
-        self.memo[key] = found
+        if found is None:
+            found = self.decide(raw, relevant, linkable)
+            if len(self.memo) >= self.settings.identifier_cache:
+                passes.evict_oldest_half(self.memo)
+            self.memo[key] = found
         return found
+
+    def decide(self, raw: str, bare_predicate: str | None, linkable: bool) -> _Entry:
+        """:meth:`passes.TermCache.look_up`, :func:`passes.form_link` and
+        :func:`passes.fedora_link` on raw N-Triples text, without building RDF terms."""
+        config = self.settings.config
+        first = raw[0]
+        if first == "<":
+            text, is_literal, datatype = _unescape(raw[1:-1]), False, None
+        elif first == '"':
+            close = raw.rindex('"')
+            rest = raw[close + 1 :]
+            if rest[:1] == "@":
+                return _NOT_AN_IDENTIFIER  # text in a language, not an identifier (DESIGN.md §2)
+            datatype = _unescape(rest[3:-1]) if rest else None
+            if datatype is not None and datatype not in _IDENTIFIER_DATATYPES:
+                return _NOT_AN_IDENTIFIER
+            text, is_literal = _unescape(raw[1:close]), True
+        else:
+            return _NOT_AN_IDENTIFIER  # a blank node
+        predicate = None if bare_predicate is None else _unescape(bare_predicate[1:-1])
+        found = passes.identify(text, is_literal, predicate, config)
+        if found is None:
+            return _NOT_AN_IDENTIFIER
+        scheme, outcome = found
+        if isinstance(outcome, tuple):
+            return (None, scheme, outcome, ())
+        canonical = text if outcome is None else outcome
+        if is_literal and not config.literals_to_iris:
+            new_raw = None if outcome is None else literal(canonical, None, datatype)
+        else:
+            new_raw = None if outcome is None and not is_literal else iri(canonical)
+        links: list[str] = []
+        if new_raw is not None and passes.form_links(text, not is_literal, canonical, config):
+            links.append(f"{iri(canonical)} {_SAME_AS} {iri(text)} .")
+        if linkable and config.fedora_oai_namespaces:
+            fedora = passes.fedora_object_of_poi(canonical, config)
+            if fedora is not None:
+                links.append(f"{iri(canonical)} {_SAME_AS} {iri(fedora)} .")
+        return (new_raw, scheme, None, tuple(links))
+
+    def decide_bytes(self, key: bytes, raw: bytes, bare_predicate: bytes | None, linkable: bool) -> _Value:
+        """:meth:`decide` for the compiled loop, which keeps its own memo of these values."""
+        found = self.decide(raw.decode(), None if bare_predicate is None else bare_predicate.decode(), linkable)
+        new_raw, scheme, problems, _ = found
+        value: _Value = None
+        if scheme is not None:
+            text = _text_of(raw.decode()) if problems is not None else ""
+            value = (None if new_raw is None else new_raw.encode(), problems is not None, found, text)
+        if len(self.byte_memo) >= self.settings.identifier_cache:
+            passes.evict_oldest_half(self.byte_memo)
+        self.byte_memo[key] = value
+        return value
+
+
+def _text_of(raw: str) -> str:
+    """The text of a raw term: an IRI or a literal's lexical form (as str() of an rdflib term)."""
+    return str(_parse_term(raw))
 
 
 _WORKER: _Worker | None = None
@@ -262,8 +327,37 @@ def process_block(data: bytes, first_line: int, settings: Settings) -> BlockResu
 
     With ``on_error="stop"`` the first bad line ends the block (it is the only entry of
     ``bad``); with ``"skip"`` every bad line is listed and left out of the output.
+
+    The per-line loop runs compiled (``ldids._scan``) where that extension was built, and
+    in Python otherwise (or with ``LDIDS_PURE_PYTHON=1``): the same bytes either way.
     """
     worker = _worker_for(settings)
+    if _scan is not None and not os.environ.get("LDIDS_PURE_PYTHON"):
+        return _compiled(worker, data, first_line)
+    return _in_python(worker, data, first_line)
+
+
+def _why_bad(body: str, quads: bool) -> tuple[int, str]:
+    """Column (1-based) and message for a line that is not a statement; ``body`` decoded
+    with surrogateescape, so bytes that were not UTF-8 are lone surrogates."""
+    not_utf8 = _UNDECODED.search(body)
+    if not_utf8 is not None:
+        return not_utf8.start() + 1, "not UTF-8"
+    match = STATEMENT.fullmatch(body)
+    if match is not None and match.group(4) is not None and not quads:
+        return match.start(4) + 1, "an N-Triples statement has three terms (use N-Quads for graph names)"
+    return diagnose(body, quads)
+
+
+def _bad_line(result: BlockResult, number: int, body: str, quads: bool) -> None:
+    column, message = _why_bad(body, quads)
+    text = body.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    result.bad.append(BadLine(number, column, message, text))
+
+
+def _in_python(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
+    """The reference implementation of the per-line loop."""
+    settings = worker.settings
     result = BlockResult()
     undecodable = False
     try:
@@ -283,29 +377,13 @@ def process_block(data: bytes, first_line: int, settings: Settings) -> BlockResu
     for offset, line in enumerate(lines):
         result.lines += 1
         body = line[:-1] if line.endswith("\r") else line
-        not_utf8 = _UNDECODED.search(body) if undecodable else None
-        match = statement_match(body) if not_utf8 is None else None
+        not_utf8 = undecodable and _UNDECODED.search(body) is not None
+        match = None if not_utf8 else statement_match(body)
         if match is None or (match.group(4) is not None and not quads):
-            if not_utf8 is not None:
-                column, message = not_utf8.start() + 1, "not UTF-8"
-            elif match is None and _NOTHING.fullmatch(body):
+            if match is None and not not_utf8 and _NOTHING.fullmatch(body):
                 out.append(line)
                 continue
-            elif match is not None:
-                column, message = (
-                    match.start(4) + 1,
-                    "an N-Triples statement has three terms (use N-Quads for graph names)",
-                )
-            else:
-                column, message = diagnose(body, quads)
-            result.bad.append(
-                BadLine(
-                    first_line + offset,
-                    column,
-                    message,
-                    body.encode("utf-8", "surrogateescape").decode("utf-8", "replace"),
-                )
-            )
+            _bad_line(result, first_line + offset, body, quads)
             if settings.on_error == "stop":
                 break
             continue
@@ -313,15 +391,74 @@ def process_block(data: bytes, first_line: int, settings: Settings) -> BlockResu
         if not is_candidate(body):
             out.append(line)
             continue
-        pieces = list(match.group(1, 2, 3, 4))
-        number = first_line + offset
-        if pieces[1] == _SAME_AS or pieces[1] in worker.identity_predicates or settings.crosswalk:
-            new_line = _whole_statement(worker, pieces, number, result)
-        else:
-            new_line = _term_by_term(worker, pieces, number, result)
+        new_line = _statement(worker, list(match.group(1, 2, 3, 4)), first_line + offset, result)
         out.append(line if new_line is None else new_line)
     result.written = len(out)
     result.output = ("\n".join(out) + "\n").encode("utf-8", "surrogateescape") if out else b""
+    return result
+
+
+def _statement(worker: _Worker, pieces: list[str | None], number: int, result: BlockResult) -> str | None:
+    """One statement in which an identifier may occur; its new line, or None if unchanged."""
+    predicate = pieces[1]
+    assert predicate is not None
+    if predicate == _SAME_AS or predicate in worker.identity_predicates or worker.settings.crosswalk:
+        return _whole_statement(worker, pieces, number, result)
+    return _term_by_term(worker, pieces, number, result)
+
+
+def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
+    """The per-line loop in C: Python runs only for terms never seen before (``decide``),
+    for lines the passes must see whole (``slow``) and for malformed lines (``bad``)."""
+    assert _scan is not None
+    settings = worker.settings
+    result = BlockResult()
+    samples: list[tuple[int, str]] = []
+
+    def slow(index: int, body: bytes) -> bytes | None:
+        text = body.decode("utf-8")
+        match = STATEMENT.fullmatch(text)
+        assert match is not None  # the C grammar accepted it; tests/test_scan.py holds them equal
+        before = len(result.problem_samples)
+        new_line = _statement(worker, list(match.group(1, 2, 3, 4)), first_line + index, result)
+        samples.extend((first_line + index, sample) for sample in result.problem_samples[before:])
+        del result.problem_samples[before:]
+        return None if new_line is None else new_line.encode("utf-8")
+
+    def bad(index: int, body: bytes) -> None:
+        _bad_line(result, first_line + index, body.decode("utf-8", "surrogateescape"), settings.quads)
+
+    config = settings.config
+    output, lines, written, statements, rewritten_statements, counts, values, invalid = _scan.scan_block(
+        data,
+        settings.quads,
+        settings.on_error == "stop",
+        worker.byte_memo,
+        worker.decide_bytes,
+        tuple(needle.encode() for needle in worker.folded),
+        tuple(needle.encode() for needle in worker.exact_needles),
+        tuple(predicate.encode() for predicate in worker.bare_predicates),
+        tuple(predicate.encode() for predicate in {_SAME_AS, *worker.identity_predicates}),
+        slow,
+        bad,
+        settings.crosswalk,
+        config.rewrite_predicates,
+    )
+    result.output, result.lines, result.written = output, lines, written
+    result.statements += statements
+    result.rewritten_statements += rewritten_statements
+    for key, occurrences in counts.items():
+        new_raw, scheme, _, links = values[key][2]
+        result.links.extend(links)
+        if new_raw is not None:
+            result.rewritten[scheme] += occurrences
+    for index, key in invalid:
+        _, _, (_, scheme, problems, _), text = values[key]
+        result.problems += 1
+        samples.append((first_line + index, _sample(first_line + index, scheme, text, problems)))
+    # Problems in line order, as the Python loop reports them (sorted is stable).
+    samples.sort(key=lambda sample: sample[0])
+    result.problem_samples = [sample for _, sample in samples[:20]]
     return result
 
 
@@ -330,10 +467,14 @@ def _line(pieces: list[str | None]) -> str:
     return f"{pieces[0]} {pieces[1]} {pieces[2]}{'' if graph is None else ' ' + graph} ."
 
 
+def _sample(number: int, scheme: str, text: str, problems: tuple[Problem, ...]) -> str:
+    return f"line {number}: invalid {scheme} identifier {text!r} [{problems[0].code}]"
+
+
 def _problem(result: BlockResult, number: int, scheme: str, text: str, problems: tuple[Problem, ...]) -> None:
     result.problems += 1
     if len(result.problem_samples) < 20:
-        result.problem_samples.append(f"line {number}: invalid {scheme} identifier {text!r} [{problems[0].code}]")
+        result.problem_samples.append(_sample(number, scheme, text, problems))
 
 
 def _term_by_term(worker: _Worker, pieces: list[str | None], number: int, result: BlockResult) -> str | None:
@@ -350,7 +491,7 @@ def _term_by_term(worker: _Worker, pieces: list[str | None], number: int, result
         if scheme is None:
             continue
         if problems is not None:
-            _problem(result, number, scheme, str(worker.term(raw)), problems)
+            _problem(result, number, scheme, _text_of(raw), problems)
             continue
         result.links.extend(links)
         if new_raw is not None:

@@ -1,0 +1,687 @@
+/*
+ * ldids._scan: the per-line loop of ldids.stream.process_block, compiled.
+ *
+ * ldids/stream.py holds the reference implementation in Python and says what a block's
+ * processing means; this module does the same work without running Python code for the
+ * lines that need none, which is most of a dump. It checks each line against the
+ * N-Triples/N-Quads statement grammar (RDF 1.1 N-Triples §7, N-Quads §7), copies lines
+ * without an identifier candidate byte for byte, and for each candidate term looks up a
+ * memo of decisions; only a term never seen before calls back into Python, where the
+ * scheme modules decide. Lines the Python side must see whole (owl:sameAs, identity
+ * predicates, crosswalks, escaped predicates) and malformed lines go to callbacks.
+ *
+ * The two implementations are held equal by tests/test_scan.py (tables and Hypothesis).
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+/* -- Output buffer ------------------------------------------------------------------------ */
+
+typedef struct {
+    char *data;
+    Py_ssize_t length;
+    Py_ssize_t capacity;
+} Buffer;
+
+static int buffer_reserve(Buffer *buffer, Py_ssize_t more) {
+    if (buffer->length + more <= buffer->capacity) {
+        return 0;
+    }
+    Py_ssize_t capacity = buffer->capacity ? buffer->capacity : 4096;
+    while (capacity < buffer->length + more) {
+        capacity *= 2;
+    }
+    char *data = PyMem_Realloc(buffer->data, (size_t)capacity);
+    if (data == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    buffer->data = data;
+    buffer->capacity = capacity;
+    return 0;
+}
+
+static int buffer_add(Buffer *buffer, const char *text, Py_ssize_t length) {
+    if (buffer_reserve(buffer, length) < 0) {
+        return -1;
+    }
+    memcpy(buffer->data + buffer->length, text, (size_t)length);
+    buffer->length += length;
+    return 0;
+}
+
+/* -- UTF-8 (strict, as Python's decoder: no overlongs, surrogates or code points past
+ *    U+10FFFF) ------------------------------------------------------------------------------- */
+
+/* The length of the valid UTF-8 sequence at s[0..available), or 0 if it is not one. */
+static int utf8_length(const unsigned char *s, Py_ssize_t available) {
+    unsigned char c = s[0];
+    if (c < 0x80) {
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        return available >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    }
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (available < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) {
+            return 0;
+        }
+        if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0)) {
+            return 0; /* overlong, or a UTF-16 surrogate */
+        }
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (available < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80) {
+            return 0;
+        }
+        if ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90)) {
+            return 0; /* overlong, or past U+10FFFF */
+        }
+        return 4;
+    }
+    return 0;
+}
+
+static int valid_utf8(const unsigned char *s, Py_ssize_t length) {
+    Py_ssize_t i = 0;
+    while (i < length) {
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        int n = utf8_length(s + i, length - i);
+        if (n == 0) {
+            return 0;
+        }
+        i += n;
+    }
+    return 1;
+}
+
+/* The code point of the valid UTF-8 sequence at s, and its length in *n. */
+static Py_UCS4 code_point(const unsigned char *s, Py_ssize_t available, int *n) {
+    *n = utf8_length(s, available);
+    switch (*n) {
+    case 1:
+        return s[0];
+    case 2:
+        return ((Py_UCS4)(s[0] & 0x1F) << 6) | (s[1] & 0x3F);
+    case 3:
+        return ((Py_UCS4)(s[0] & 0x0F) << 12) | ((Py_UCS4)(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
+    case 4:
+        return ((Py_UCS4)(s[0] & 0x07) << 18) | ((Py_UCS4)(s[1] & 0x3F) << 12) | ((Py_UCS4)(s[2] & 0x3F) << 6) |
+               (s[3] & 0x3F);
+    default:
+        return 0;
+    }
+}
+
+/* -- The statement grammar -------------------------------------------------------------------- */
+
+/* IRIREF's characters besides UCHAR: anything but controls, space and <>"{}|^`\ (N-Triples
+ * [8]); bytes of multi-byte UTF-8 sequences are all allowed (the line is valid UTF-8). */
+static unsigned char iri_plain[256];
+
+static void init_tables(void) {
+    for (int c = 0; c < 256; c++) {
+        iri_plain[c] = c > 0x20 && strchr("<>\"{}|^`\\", c) == NULL;
+    }
+}
+
+static int is_hex(unsigned char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static int is_alpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+/* PN_CHARS_U and [0-9], which may start a blank node label (N-Triples [141s], [163s]). */
+static int pn_start(Py_UCS4 c) {
+    return is_alpha((unsigned char)(c < 0x80 ? c : 0)) || (c >= '0' && c <= '9') || c == '_' ||
+           (c >= 0xC0 && c <= 0xD6) || (c >= 0xD8 && c <= 0xF6) || (c >= 0xF8 && c <= 0x2FF) ||
+           (c >= 0x370 && c <= 0x37D) || (c >= 0x37F && c <= 0x1FFF) || (c >= 0x200C && c <= 0x200D) ||
+           (c >= 0x2070 && c <= 0x218F) || (c >= 0x2C00 && c <= 0x2FEF) || (c >= 0x3001 && c <= 0xD7FF) ||
+           (c >= 0xF900 && c <= 0xFDCF) || (c >= 0xFDF0 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0xEFFFF);
+}
+
+/* PN_CHARS (N-Triples [166s]). */
+static int pn_rest(Py_UCS4 c) {
+    return pn_start(c) || c == '-' || c == 0xB7 || (c >= 0x300 && c <= 0x36F) || (c >= 0x203F && c <= 0x2040);
+}
+
+static Py_ssize_t skip_ws(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
+    while (p < end && (s[p] == ' ' || s[p] == '\t')) {
+        p++;
+    }
+    return p;
+}
+
+/* UCHAR after its backslash: 'u' HEX{4} or 'U' HEX{8}; the position after it, or -1. */
+static Py_ssize_t uchar(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
+    int digits = p < end && s[p] == 'u' ? 4 : p < end && s[p] == 'U' ? 8 : 0;
+    if (digits == 0 || end - p - 1 < digits) {
+        return -1;
+    }
+    for (int i = 1; i <= digits; i++) {
+        if (!is_hex(s[p + i])) {
+            return -1;
+        }
+    }
+    return p + 1 + digits;
+}
+
+/* IRIREF at s[p] == '<' (N-Triples [8]); the position after it, or -1. */
+static Py_ssize_t iri(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
+    p++;
+    while (p < end) {
+        unsigned char c = s[p];
+        if (c == '>') {
+            return p + 1;
+        }
+        if (c == '\\') {
+            p = uchar(s, p + 1, end);
+            if (p < 0) {
+                return -1;
+            }
+        } else if (iri_plain[c]) {
+            p++;
+        } else {
+            return -1;
+        }
+    }
+    return -1;
+}
+
+/* BLANK_NODE_LABEL at s[p] == '_' (N-Triples [141s]), matched longest first: the label
+ * takes every label character it can, and gives back only trailing dots. */
+static Py_ssize_t blank_node(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
+    int n;
+    if (end - p < 3 || s[p + 1] != ':' || !pn_start(code_point(s + p + 2, end - p - 2, &n))) {
+        return -1;
+    }
+    p += 2 + n;
+    Py_ssize_t last = p; /* after the last PN_CHARS */
+    while (p < end) {
+        if (s[p] == '.') {
+            p++;
+            continue;
+        }
+        Py_UCS4 c = code_point(s + p, end - p, &n);
+        if (!pn_rest(c)) {
+            break;
+        }
+        p += n;
+        last = p;
+    }
+    return last;
+}
+
+/* literal at s[p] == '"' (N-Triples [6], [9], [144s]); the position after it, or -1. */
+static Py_ssize_t literal(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
+    p++;
+    for (;;) {
+        if (p >= end) {
+            return -1;
+        }
+        unsigned char c = s[p];
+        if (c == '"') {
+            p++;
+            break;
+        }
+        if (c == '\\') {
+            if (p + 1 < end && strchr("tbnrf\"'\\", s[p + 1]) != NULL && s[p + 1] != '\0') {
+                p += 2;
+            } else {
+                p = uchar(s, p + 1, end);
+                if (p < 0) {
+                    return -1;
+                }
+            }
+        } else if (c == '\n' || c == '\r') {
+            return -1;
+        } else {
+            p++;
+        }
+    }
+    if (p < end && s[p] == '@') {
+        /* LANGTAG: '@' [a-zA-Z]+ ('-' [a-zA-Z0-9]+)* */
+        Py_ssize_t q = p + 1;
+        while (q < end && is_alpha(s[q])) {
+            q++;
+        }
+        if (q == p + 1) {
+            return -1;
+        }
+        while (q + 1 < end && s[q] == '-' && (is_alpha(s[q + 1]) || is_digit(s[q + 1]))) {
+            q += 2;
+            while (q < end && (is_alpha(s[q]) || is_digit(s[q]))) {
+                q++;
+            }
+        }
+        return q;
+    }
+    if (end - p >= 3 && s[p] == '^' && s[p + 1] == '^' && s[p + 2] == '<') {
+        return iri(s, p + 2, end);
+    }
+    return p;
+}
+
+typedef struct {
+    Py_ssize_t start[4];
+    Py_ssize_t stop[4]; /* start[3] < 0: no graph name */
+} Terms;
+
+/* One statement filling the whole body, its terms' spans in *terms; 1 if it is one. */
+static int statement(const unsigned char *s, Py_ssize_t end, Terms *terms) {
+    Py_ssize_t p = skip_ws(s, 0, end), q;
+    for (int index = 0; index < 4; index++) {
+        unsigned char c = p < end ? s[p] : 0;
+        if (c == '<') {
+            q = iri(s, p, end);
+        } else if (c == '_' && index != 1) {
+            q = blank_node(s, p, end);
+        } else if (c == '"' && index == 2) {
+            q = literal(s, p, end);
+        } else if (index == 3) {
+            terms->start[3] = terms->stop[3] = -1;
+            break;
+        } else {
+            return 0;
+        }
+        if (q < 0) {
+            return 0;
+        }
+        terms->start[index] = p;
+        terms->stop[index] = q;
+        p = skip_ws(s, q, end);
+    }
+    if (p >= end || s[p] != '.') {
+        return 0;
+    }
+    p = skip_ws(s, p + 1, end);
+    return p == end || s[p] == '#';
+}
+
+/* Blank or a comment only: [ \t]* ('#' .*)? */
+static int nothing(const unsigned char *s, Py_ssize_t end) {
+    Py_ssize_t p = skip_ws(s, 0, end);
+    return p == end || s[p] == '#';
+}
+
+/* -- Candidates: might a text hold an identifier? --------------------------------------------- */
+
+typedef struct {
+    PyObject *folded; /* tuple of bytes, lower case, matched in ASCII case-insensitively */
+    PyObject *exact;  /* tuple of bytes, matched as they are */
+} Needles;
+
+static unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c; }
+
+static int has_folded(const unsigned char *s, Py_ssize_t length, const char *needle, Py_ssize_t size) {
+    for (Py_ssize_t i = 0; i + size <= length; i++) {
+        if (fold(s[i]) != (unsigned char)needle[0]) {
+            continue;
+        }
+        Py_ssize_t j = 1;
+        while (j < size && fold(s[i + j]) == (unsigned char)needle[j]) {
+            j++;
+        }
+        if (j == size) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int is_candidate(const Needles *needles, const unsigned char *s, Py_ssize_t length) {
+    Py_ssize_t count = PyTuple_GET_SIZE(needles->folded);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *needle = PyTuple_GET_ITEM(needles->folded, i);
+        if (has_folded(s, length, PyBytes_AS_STRING(needle), PyBytes_GET_SIZE(needle))) {
+            return 1;
+        }
+    }
+    count = PyTuple_GET_SIZE(needles->exact);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *needle = PyTuple_GET_ITEM(needles->exact, i);
+        Py_ssize_t size = PyBytes_GET_SIZE(needle);
+        if (size <= length && memmem(s, (size_t)length, PyBytes_AS_STRING(needle), (size_t)size) != NULL) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int one_of(PyObject *texts, const unsigned char *s, Py_ssize_t length) {
+    Py_ssize_t count = PyTuple_GET_SIZE(texts);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *text = PyTuple_GET_ITEM(texts, i);
+        if (PyBytes_GET_SIZE(text) == length && memcmp(PyBytes_AS_STRING(text), s, (size_t)length) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* -- One block ---------------------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject *memo;    /* dict: key -> None or (replacement bytes or None, invalid bool, ...) */
+    PyObject *decide;  /* decide(key, raw, bare predicate or None, linkable) -> memo value */
+    PyObject *counts;  /* dict: key -> occurrences of valid identifiers */
+    PyObject *values;  /* dict: key -> memo value, for every identifier that occurred */
+    PyObject *invalid; /* list of (line index, key) */
+} Memo;
+
+/* The memo value of one term (a new reference), or NULL on error. */
+static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py_ssize_t raw_length,
+                         PyObject *bare_predicate, int linkable) {
+    PyObject *value = PyDict_GetItemWithError(memo->memo, key);
+    if (value != NULL) {
+        Py_INCREF(value);
+        return value;
+    }
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    PyObject *raw_bytes = PyBytes_FromStringAndSize((const char *)raw, raw_length);
+    if (raw_bytes == NULL) {
+        return NULL;
+    }
+    value = PyObject_CallFunctionObjArgs(memo->decide, key, raw_bytes, bare_predicate,
+                                         linkable ? Py_True : Py_False, NULL);
+    Py_DECREF(raw_bytes);
+    if (value != NULL && value != Py_None && (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) < 2)) {
+        PyErr_SetString(PyExc_TypeError, "decide() must return None or a tuple (replacement, invalid, ...)");
+        Py_DECREF(value);
+        return NULL;
+    }
+    return value;
+}
+
+static int count(Memo *memo, PyObject *key, PyObject *value, Py_ssize_t line) {
+    if (PyDict_SetDefault(memo->values, key, value) == NULL) {
+        return -1;
+    }
+    if (PyObject_IsTrue(PyTuple_GET_ITEM(value, 1))) {
+        PyObject *entry = Py_BuildValue("(nO)", line, key);
+        if (entry == NULL) {
+            return -1;
+        }
+        int failed = PyList_Append(memo->invalid, entry);
+        Py_DECREF(entry);
+        return failed;
+    }
+    PyObject *seen = PyDict_GetItemWithError(memo->counts, key);
+    if (seen == NULL && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *next = PyLong_FromSsize_t(seen == NULL ? 1 : PyLong_AsSsize_t(seen) + 1);
+    if (next == NULL) {
+        return -1;
+    }
+    int failed = PyDict_SetItem(memo->counts, key, next);
+    Py_DECREF(next);
+    return failed;
+}
+
+static PyObject *scan_block(PyObject *module, PyObject *args) {
+    (void)module;
+    Py_buffer data;
+    int quads, stop_on_error, all_slow, rewrite_predicates;
+    Memo memo = {NULL, NULL, NULL, NULL, NULL};
+    Needles needles;
+    PyObject *bare_predicates, *slow_predicates, *slow, *bad;
+    if (!PyArg_ParseTuple(args, "y*ppO!OO!O!O!O!OOpp", &data, &quads, &stop_on_error, &PyDict_Type, &memo.memo,
+                          &memo.decide, &PyTuple_Type, &needles.folded, &PyTuple_Type, &needles.exact,
+                          &PyTuple_Type, &bare_predicates, &PyTuple_Type, &slow_predicates, &slow, &bad,
+                          &all_slow, &rewrite_predicates)) {
+        return NULL;
+    }
+    PyObject *tuples[] = {needles.folded, needles.exact, bare_predicates, slow_predicates};
+    for (int i = 0; i < 4; i++) {
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(tuples[i]); j++) {
+            if (!PyBytes_Check(PyTuple_GET_ITEM(tuples[i], j)) || PyBytes_GET_SIZE(PyTuple_GET_ITEM(tuples[i], j)) == 0) {
+                PyBuffer_Release(&data);
+                PyErr_SetString(PyExc_TypeError, "needles and predicates must be non-empty bytes");
+                return NULL;
+            }
+        }
+    }
+    Buffer out = {NULL, 0, 0};
+    PyObject *result = NULL;
+    memo.counts = PyDict_New();
+    memo.values = PyDict_New();
+    memo.invalid = PyList_New(0);
+    Py_ssize_t lines = 0, written = 0, statements = 0, rewritten_statements = 0;
+    if (memo.counts == NULL || memo.values == NULL || memo.invalid == NULL) {
+        goto done;
+    }
+    const unsigned char *s = data.buf;
+    Py_ssize_t size = data.len, start = 0;
+    while (start < size) {
+        const unsigned char *newline = memchr(s + start, '\n', (size_t)(size - start));
+        Py_ssize_t line_end = newline == NULL ? size : newline - s; /* the line, without '\n' */
+        Py_ssize_t next = newline == NULL ? size : line_end + 1;
+        const unsigned char *line = s + start;
+        Py_ssize_t length = line_end - start;
+        Py_ssize_t body = length > 0 && line[length - 1] == '\r' ? length - 1 : length;
+        Py_ssize_t index = lines++;
+        Terms terms;
+        int utf8 = valid_utf8(line, body);
+        int ok = utf8 && statement(line, body, &terms);
+        if (ok && terms.start[3] >= 0 && !quads) {
+            ok = 0;
+        }
+        if (!ok) {
+            if (utf8 && nothing(line, body)) {
+                if (buffer_add(&out, (const char *)line, length) < 0 || buffer_add(&out, "\n", 1) < 0) {
+                    goto done;
+                }
+                written++;
+                start = next;
+                continue;
+            }
+            PyObject *answer = PyObject_CallFunction(bad, "ny#", index, (const char *)line, body);
+            if (answer == NULL) {
+                goto done;
+            }
+            Py_DECREF(answer);
+            if (stop_on_error) {
+                break;
+            }
+            start = next;
+            continue;
+        }
+        statements++;
+        if (!is_candidate(&needles, line, body)) {
+            if (buffer_add(&out, (const char *)line, length) < 0 || buffer_add(&out, "\n", 1) < 0) {
+                goto done;
+            }
+            written++;
+            start = next;
+            continue;
+        }
+        const unsigned char *predicate = line + terms.start[1];
+        Py_ssize_t predicate_length = terms.stop[1] - terms.start[1];
+        if (all_slow || one_of(slow_predicates, predicate, predicate_length) ||
+            memchr(predicate, '\\', (size_t)predicate_length) != NULL) {
+            PyObject *answer = PyObject_CallFunction(slow, "ny#", index, (const char *)line, body);
+            if (answer == NULL) {
+                goto done;
+            }
+            int failed;
+            if (answer == Py_None) {
+                failed = buffer_add(&out, (const char *)line, length);
+            } else if (PyBytes_Check(answer)) {
+                failed = buffer_add(&out, PyBytes_AS_STRING(answer), PyBytes_GET_SIZE(answer));
+            } else {
+                PyErr_SetString(PyExc_TypeError, "slow() must return None or bytes");
+                failed = -1;
+            }
+            Py_DECREF(answer);
+            if (failed < 0 || buffer_add(&out, "\n", 1) < 0) {
+                goto done;
+            }
+            written++;
+            start = next;
+            continue;
+        }
+        /* Term by term, from memoized decisions (ldids.stream._term_by_term). */
+        PyObject *replacement[4] = {NULL, NULL, NULL, NULL};
+        int changed = 0, failed = 0;
+        int bare = -1; /* is the predicate one of the bare-form predicates? (asked once) */
+        static const int positions[] = {0, 2, 3, 1};
+        int position_count = rewrite_predicates ? 4 : 3;
+        for (int k = 0; k < position_count && !failed; k++) {
+            int index_ = positions[k];
+            if (terms.start[index_] < 0) {
+                continue;
+            }
+            const unsigned char *raw = line + terms.start[index_];
+            Py_ssize_t raw_length = terms.stop[index_] - terms.start[index_];
+            int literal_under_bare = 0;
+            if (raw[0] == '"') {
+                if (bare < 0) {
+                    bare = one_of(bare_predicates, predicate, predicate_length);
+                }
+                literal_under_bare = bare;
+            }
+            if (!literal_under_bare && !is_candidate(&needles, raw, raw_length)) {
+                continue;
+            }
+            /* The memo key tells apart what decide() tells apart: a literal under a bare-form
+             * predicate (predicate + literal), a graph name or predicate (no links: "\0" + term),
+             * and subjects and objects (the term itself). */
+            int linkable = index_ == 0 || index_ == 2;
+            PyObject *key;
+            if (literal_under_bare) {
+                key = PyBytes_FromStringAndSize(NULL, predicate_length + raw_length);
+                if (key != NULL) {
+                    memcpy(PyBytes_AS_STRING(key), predicate, (size_t)predicate_length);
+                    memcpy(PyBytes_AS_STRING(key) + predicate_length, raw, (size_t)raw_length);
+                }
+            } else if (!linkable) {
+                key = PyBytes_FromStringAndSize(NULL, raw_length + 1);
+                if (key != NULL) {
+                    PyBytes_AS_STRING(key)[0] = '\0';
+                    memcpy(PyBytes_AS_STRING(key) + 1, raw, (size_t)raw_length);
+                }
+            } else {
+                key = PyBytes_FromStringAndSize((const char *)raw, raw_length);
+            }
+            if (key == NULL) {
+                failed = 1;
+                break;
+            }
+            PyObject *bare_predicate = Py_None;
+            Py_INCREF(bare_predicate);
+            if (literal_under_bare) {
+                Py_DECREF(bare_predicate);
+                bare_predicate = PyBytes_FromStringAndSize((const char *)predicate, predicate_length);
+            }
+            PyObject *value = bare_predicate == NULL ? NULL : look_up(&memo, key, raw, raw_length, bare_predicate, linkable);
+            Py_XDECREF(bare_predicate);
+            if (value == NULL) {
+                Py_DECREF(key);
+                failed = 1;
+                break;
+            }
+            if (value != Py_None) {
+                if (count(&memo, key, value, index) < 0) {
+                    failed = 1;
+                } else if (!PyObject_IsTrue(PyTuple_GET_ITEM(value, 1)) && PyTuple_GET_ITEM(value, 0) != Py_None) {
+                    PyObject *new_raw = PyTuple_GET_ITEM(value, 0);
+                    if (!PyBytes_Check(new_raw)) {
+                        PyErr_SetString(PyExc_TypeError, "a replacement must be bytes");
+                        failed = 1;
+                    } else {
+                        Py_INCREF(new_raw);
+                        replacement[index_] = new_raw;
+                        changed = 1;
+                    }
+                }
+            }
+            Py_DECREF(value);
+            Py_DECREF(key);
+        }
+        if (!failed) {
+            if (!changed) {
+                failed = buffer_add(&out, (const char *)line, length) < 0;
+            } else {
+                /* The statement rewritten: its terms joined by single spaces, then " ."
+                 * (comments and a carriage return are not kept, as in the Python loop). */
+                rewritten_statements++;
+                for (int index_ = 0; index_ < 4 && !failed; index_++) {
+                    if (terms.start[index_] < 0) {
+                        continue;
+                    }
+                    if (index_ > 0) {
+                        failed = buffer_add(&out, " ", 1) < 0;
+                    }
+                    if (failed) {
+                        break;
+                    }
+                    if (replacement[index_] != NULL) {
+                        failed = buffer_add(&out, PyBytes_AS_STRING(replacement[index_]),
+                                            PyBytes_GET_SIZE(replacement[index_])) < 0;
+                    } else {
+                        failed = buffer_add(&out, (const char *)line + terms.start[index_],
+                                            terms.stop[index_] - terms.start[index_]) < 0;
+                    }
+                }
+                if (!failed) {
+                    failed = buffer_add(&out, " .", 2) < 0;
+                }
+            }
+            if (!failed) {
+                failed = buffer_add(&out, "\n", 1) < 0;
+            }
+        }
+        for (int i = 0; i < 4; i++) {
+            Py_XDECREF(replacement[i]);
+        }
+        if (failed) {
+            goto done;
+        }
+        written++;
+        start = next;
+    }
+    {
+        PyObject *output = PyBytes_FromStringAndSize(out.data, out.length);
+        if (output != NULL) {
+            result = Py_BuildValue("(Nnnnn OOO)", output, lines, written, statements, rewritten_statements,
+                                   memo.counts, memo.values, memo.invalid);
+        }
+    }
+done:
+    PyMem_Free(out.data);
+    Py_XDECREF(memo.counts);
+    Py_XDECREF(memo.values);
+    Py_XDECREF(memo.invalid);
+    PyBuffer_Release(&data);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"scan_block", scan_block, METH_VARARGS,
+     "scan_block(data, quads, stop_on_error, memo, decide, folded, exact, bare_predicates, slow_predicates,\n"
+     "           slow, bad, all_slow, rewrite_predicates)\n"
+     "-> (output, lines, written, statements, rewritten_statements, counts, values, invalid)\n\n"
+     "The per-line loop of ldids.stream.process_block; see ldids/stream.py."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_definition = {
+    PyModuleDef_HEAD_INIT, "ldids._scan", "The per-line loop of ldids.stream, compiled.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__scan(void) {
+    init_tables();
+    return PyModule_Create(&module_definition);
+}

@@ -1,0 +1,21 @@
+"""Types of the compiled per-line loop (ldids/_scan.c)."""
+
+from collections.abc import Callable
+from typing import Any
+
+def scan_block(
+    data: bytes,
+    quads: bool,
+    stop_on_error: bool,
+    memo: dict[bytes, Any],
+    decide: Callable[[bytes, bytes, bytes | None, bool], Any],
+    folded: tuple[bytes, ...],
+    exact: tuple[bytes, ...],
+    bare_predicates: tuple[bytes, ...],
+    slow_predicates: tuple[bytes, ...],
+    slow: Callable[[int, bytes], bytes | None],
+    bad: Callable[[int, bytes], None],
+    all_slow: bool,
+    rewrite_predicates: bool,
+    /,
+) -> tuple[bytes, int, int, int, int, dict[bytes, int], dict[bytes, Any], list[tuple[int, bytes]]]: ...
