@@ -14,6 +14,7 @@ import bz2
 import csv
 import gzip
 import io
+import itertools
 import multiprocessing
 import os
 import sys
@@ -22,7 +23,7 @@ from collections import Counter, deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, BinaryIO, Protocol
 
 from ldids.errors import InputError
@@ -186,6 +187,9 @@ def normalize_dump(
     started = time.monotonic()
     found_links, found_rows, present = SortedUnique(), SortedUnique(), SortedUnique()
     meter = _Progress(progress)
+    if workers > 1:
+        # The memory for remembered identifiers is shared out: constant whatever the cores.
+        settings = replace(settings, identifier_cache=max(1_000, settings.identifier_cache // workers))
     with ExitStack() as stack:
         pool = None
         if workers > 1:
@@ -221,15 +225,11 @@ def normalize_dump(
         # A link already in the data is not written again: a second run changes nothing.
         new_links = difference(found_links, present)
         if links == "inline":
-            for line in new_links:
-                out.write(f"{line}\n".encode())
-                summary.links += 1
+            summary.links = _write_lines(out, new_links)
         elif links is not None:
             with atomic_output(links) as stream:
                 linked = _compressed(stream, links)
-                for line in new_links:
-                    linked.write(f"{line}\n".encode())
-                    summary.links += 1
+                summary.links = _write_lines(linked, new_links)
                 if linked is not stream:
                     linked.close()
         if crosswalk is not None:
@@ -243,6 +243,15 @@ def normalize_dump(
     summary.seconds = time.monotonic() - started
     meter.update(summary.lines_in, 0, None, final=True)
     return summary
+
+
+def _write_lines(sink: _Sink, lines: Iterator[str], batch: int = 10_000) -> int:
+    """Write lines in batches (one write per line costs more than making the line); their count."""
+    count = 0
+    while chunk := list(itertools.islice(lines, batch)):
+        sink.write(("\n".join(chunk) + "\n").encode())
+        count += len(chunk)
+    return count
 
 
 def _bad_line(bad: BadLine) -> str:

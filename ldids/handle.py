@@ -362,8 +362,26 @@ def make_scheme(resolvers: Iterable[Resolver] = DEFAULT_RESOLVERS) -> Scheme[Han
         return "hdl:" + text[len(base) :]
 
     return Scheme(
-        "handle", scan, claim, normalized=normalized, iri_of_normalized=iri_of_normalized, equivalents=equivalents
+        "handle",
+        scan,
+        claim,
+        normalized=normalized,
+        iri_of_normalized=iri_of_normalized,
+        repair=_repair,
+        equivalents=equivalents,
     )
+
+
+_REPAIRABLE = re.compile(r"(?ai:hdl:)([0-9]+(?:\.[0-9]+)*/)([0-9A-Fa-f]{32}(?=$|[?#]))?")
+
+
+def _repair(text: str) -> str | None:
+    """``HDL:`` in lower case, and a CORDRA local name (32 hex digits) in upper case."""
+    match = _REPAIRABLE.match(text)
+    if match is None:
+        return None
+    guid = match.group(2)
+    return f"hdl:{match.group(1)}{'' if guid is None else guid.upper()}{text[match.end() :]}"
 
 
 SCHEME = make_scheme()

@@ -372,8 +372,24 @@ def _parameters_in_order(match: re.Match[str]) -> bool:
     return keys == sorted(keys)
 
 
+_REPAIRABLE = re.compile(r"(?ai:info:fedora/)([A-Za-z0-9.\-]+)(?::|%3[aA])")
+
+
+def _repair(text: str) -> str | None:
+    """The prefix in lower case and the object PID's separator unescaped
+    (``INFO:FEDORA/demo%3a1`` -> ``info:fedora/demo:1``)."""
+    match = _REPAIRABLE.match(text)
+    return None if match is None else f"{PREFIX}{match.group(1)}:{text[match.end() :]}"
+
+
 SCHEME: Scheme[InfoFedora] = Scheme(
-    CODE, _scan, CLAIM, normalized=NORMALIZED_RE, normalized_check=_parameters_in_order, iri_of_normalized=str
+    CODE,
+    _scan,
+    CLAIM,
+    normalized=NORMALIZED_RE,
+    normalized_check=_parameters_in_order,
+    iri_of_normalized=str,
+    repair=_repair,
 )
 claims = SCHEME.claims
 check = SCHEME.check

@@ -160,8 +160,23 @@ def _scan(text: str) -> tuple[Pid | None, list[Problem]]:
     return scan(text)
 
 
+_ESCAPED_SEPARATOR = re.compile(r"([A-Za-z0-9.\-]+)%3[aA]")
+
+
+def _repair(text: str) -> str | None:
+    """``ns%3Aid`` -> ``ns:id``: the separator escaped, as Fedora's URLs carry PIDs."""
+    match = _ESCAPED_SEPARATOR.match(text)
+    return None if match is None else f"{match.group(1)}:{text[match.end() :]}"
+
+
 SCHEME: Scheme[Pid] = Scheme(
-    "fedora-pid", _scan, CLAIM, normalized=PID_RE, max_length=MAX_LENGTH, iri_of_normalized="info:fedora/".__add__
+    "fedora-pid",
+    _scan,
+    CLAIM,
+    normalized=PID_RE,
+    max_length=MAX_LENGTH,
+    iri_of_normalized="info:fedora/".__add__,
+    repair=_repair,
 )
 claims = SCHEME.claims
 check = SCHEME.check

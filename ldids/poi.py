@@ -91,8 +91,18 @@ def _equivalents(value: Poi) -> tuple[str, ...]:
     return (str(value.to_oai()),)
 
 
+_REPAIRABLE = re.compile(r"(?ai:https?://purl\.org)/poi/")
+
+
+def _repair(text: str) -> str | None:
+    """``https://PURL.ORG/poi/...`` -> ``http://purl.org/poi/...`` (scheme and host in any
+    case, no port; the path is case-sensitive and left as it is)."""
+    match = _REPAIRABLE.match(text)
+    return None if match is None else POI_PREFIX + text[match.end() :]
+
+
 SCHEME: Scheme[Poi] = Scheme(
-    "poi", _scan, CLAIM, normalized=NORMALIZED_RE, iri_of_normalized=str, equivalents=_equivalents
+    "poi", _scan, CLAIM, normalized=NORMALIZED_RE, iri_of_normalized=str, repair=_repair, equivalents=_equivalents
 )
 claims = SCHEME.claims
 check = SCHEME.check

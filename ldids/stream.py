@@ -152,7 +152,9 @@ class Settings:
     on_error: Kind["stop", "skip"] = "stop"
     crosswalk: bool = False
     term_cache: int = 10_000  # parsed terms kept per process (bounded: constant memory)
-    identifier_cache: int = 10_000
+    # Decisions kept per process, about 350 bytes each: a dump's identifiers recur, and
+    # each one decided again costs ~10 us, as much as ten identifier-free lines.
+    identifier_cache: int = 200_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,8 +188,9 @@ class BlockResult:
 _Entry = tuple["str | None", "str | None", "tuple[Problem, ...] | None", tuple[str, ...]]
 _NOT_AN_IDENTIFIER: _Entry = (None, None, None, ())
 # What the compiled loop keeps per key (ldids/_scan.c): None for no identifier, else (the
-# replacement as bytes or None, invalid?, the entry, the term's text if invalid).
-_Value = tuple["bytes | None", bool, _Entry, str] | None
+# replacement as bytes or None, False, scheme, links), or (None, True, scheme, problems,
+# the term's text) for an invalid identifier.
+_Value = tuple["bytes | None", bool, str, tuple[str, ...]] | tuple[None, bool, str, tuple[Problem, ...], str] | None
 _SAME_AS = f"<{passes.SAME_AS}>"
 _IDENTIFIER_DATATYPES = frozenset({str(XSD.string), str(XSD.anyURI)})  # as passes.TermCache
 
@@ -295,12 +298,15 @@ class _Worker:
 
     def decide_bytes(self, key: bytes, raw: bytes, bare_predicate: bytes | None, linkable: bool) -> _Value:
         """:meth:`decide` for the compiled loop, which keeps its own memo of these values."""
-        found = self.decide(raw.decode(), None if bare_predicate is None else bare_predicate.decode(), linkable)
-        new_raw, scheme, problems, _ = found
+        new_raw, scheme, problems, links = self.decide(
+            raw.decode(), None if bare_predicate is None else bare_predicate.decode(), linkable
+        )
         value: _Value = None
         if scheme is not None:
-            text = _text_of(raw.decode()) if problems is not None else ""
-            value = (None if new_raw is None else new_raw.encode(), problems is not None, found, text)
+            if problems is None:
+                value = (None if new_raw is None else new_raw.encode(), False, scheme, links)
+            else:
+                value = (None, True, scheme, problems, _text_of(raw.decode()))
         if len(self.byte_memo) >= self.settings.identifier_cache:
             passes.evict_oldest_half(self.byte_memo)
         self.byte_memo[key] = value
@@ -448,12 +454,12 @@ def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
     result.statements += statements
     result.rewritten_statements += rewritten_statements
     for key, occurrences in counts.items():
-        new_raw, scheme, _, links = values[key][2]
+        new_raw, _, scheme, links = values[key]
         result.links.extend(links)
         if new_raw is not None:
             result.rewritten[scheme] += occurrences
     for index, key in invalid:
-        _, _, (_, scheme, problems, _), text = values[key]
+        _, _, scheme, problems, text = values[key]
         result.problems += 1
         samples.append((first_line + index, _sample(first_line + index, scheme, text, problems)))
     # Problems in line order, as the Python loop reports them (sorted is stable).

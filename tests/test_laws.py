@@ -187,3 +187,53 @@ def test_damaged_identifiers_raise_only_our_errors(text: str) -> None:
     except ParseError:
         return
     assert ldids.normalize(once) == once
+
+
+# -- Shortcuts agree with the full scan --------------------------------------------------------
+
+
+def any_case(text: str) -> st.SearchStrategy[str]:
+    return st.lists(st.booleans(), min_size=len(text), max_size=len(text)).map(
+        lambda flips: "".join(ch.upper() if flip else ch for ch, flip in zip(text, flips, strict=True))
+    )
+
+
+# Tails mix what the repairs must not be fooled by: separators, escapes in any case and
+# validity, path/query/fragment delimiters, look-alike and non-ASCII characters.
+tails = st.lists(
+    st.sampled_from(
+        [*"aZ09.-_~:/?#=&*%", "%3a", "%3A", "%2d", "%2D", "%C3%A9", "%zz", "é", "\u0131", " ", "DS1", "bdef:1/view"]
+    ),
+    max_size=8,
+).map("".join)
+hexes = st.text("0123456789abcdefABCDEF", min_size=30, max_size=34)
+separators = st.sampled_from([":", "%3a", "%3A", "%3", "::", ""])
+shortcut_cases = st.one_of(
+    st.builds("{}{}{}{}".format, any_case("info:fedora/"), namespace_ids, separators, tails),
+    st.builds("{}{}{}".format, namespace_ids, separators, tails),
+    st.builds(
+        "{}{}{}/{}".format,
+        any_case("https://purl.org"),
+        st.sampled_from(["/poi/", "/POI/", ":80/poi/", ":443/poi/", ":/poi/"]),
+        domains,
+        tails,
+    ),
+    st.builds("{}{}/{}{}".format, any_case("hdl:"), st.sampled_from(["100.102", "1765", "1.", "x"]), hexes, tails),
+)
+
+
+@settings(max_examples=3000)
+@given(shortcut_cases)
+def test_repaired_shortcuts_equal_the_full_scan(text: str) -> None:
+    for scheme in (info_fedora.SCHEME, pid.SCHEME, poi.SCHEME, DEFAULT["handle"]):
+        if not scheme.claims(text):
+            continue
+        try:
+            expected: str | None = scheme.full_canonical(text)
+        except ParseError:
+            expected = None
+        try:
+            found: str | None = scheme.canonical(text)
+        except ParseError:
+            found = None
+        assert found == expected, (scheme.name, text)
