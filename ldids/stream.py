@@ -154,7 +154,7 @@ class Settings:
     term_cache: int = 10_000  # parsed terms kept per process (bounded: constant memory)
     # Decisions kept per process, about 350 bytes each: a dump's identifiers recur, and
     # each one decided again costs ~10 us, as much as ten identifier-free lines.
-    identifier_cache: int = 200_000
+    identifier_cache: int = 150_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,13 +304,25 @@ class _Worker:
         value: _Value = None
         if scheme is not None:
             if problems is None:
-                value = (None if new_raw is None else new_raw.encode(), False, scheme, links)
+                replacement = None if new_raw is None else new_raw.encode()
+                # The usual link, "<canonical> owl:sameAs <the term as written> .", is made
+                # again from the key when needed rather than kept: half of a memo entry.
+                if replacement is not None and links and links[0] == _form_link(replacement, key):
+                    links = (_USUAL_LINK, *links[1:])
+                value = (replacement, False, scheme, links)
             else:
                 value = (None, True, scheme, problems, _text_of(raw.decode()))
         if len(self.byte_memo) >= self.settings.identifier_cache:
             passes.evict_oldest_half(self.byte_memo)
         self.byte_memo[key] = value
         return value
+
+
+_USUAL_LINK = ""
+
+
+def _form_link(replacement: bytes, raw: bytes) -> str:
+    return f"{replacement.decode()} {_SAME_AS} {raw.decode()} ."
 
 
 def _text_of(raw: str) -> str:
@@ -455,7 +467,8 @@ def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
     result.rewritten_statements += rewritten_statements
     for key, occurrences in counts.items():
         new_raw, _, scheme, links = values[key]
-        result.links.extend(links)
+        for link in links:
+            result.links.append(_form_link(new_raw, key) if link is _USUAL_LINK else link)
         if new_raw is not None:
             result.rewritten[scheme] += occurrences
     for index, key in invalid:
