@@ -188,8 +188,9 @@ def normalize_dump(
     found_links, found_rows, present = SortedUnique(), SortedUnique(), SortedUnique()
     meter = _Progress(progress)
     if workers > 1:
-        # The memory for remembered identifiers is shared out: constant whatever the cores.
-        settings = replace(settings, identifier_cache=max(1_000, settings.identifier_cache // workers))
+        # The memory for remembered identifiers is shared out, and halved: each process also
+        # carries its own interpreter, and the peak must stay under ~150 MiB at 2 cores.
+        settings = replace(settings, identifier_cache=max(1_000, settings.identifier_cache // (2 * workers)))
     with ExitStack() as stack:
         pool = None
         if workers > 1:
