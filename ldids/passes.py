@@ -31,6 +31,7 @@ from ldids.errors import ParseError, Problem
 from ldids.ntriples import Quad, quad_line, term
 
 __all__ = [
+    "IDENTIFIER_DATATYPE_IRIS",
     "Crosswalk",
     "Finding",
     "Result",
@@ -57,7 +58,9 @@ Position = Kind["subject", "predicate", "object", "graph"]
 SAME_AS = OWL.sameAs
 # Literals whose whole lexical form may be an identifier (DESIGN.md §2). Language-tagged
 # literals are text in a language, not identifiers, and are left alone.
-_IDENTIFIER_DATATYPES = frozenset({None, XSD.string, XSD.anyURI})
+#: The same datatypes as IRI texts, for callers working on N-Triples text.
+IDENTIFIER_DATATYPE_IRIS = frozenset({str(XSD.string), str(XSD.anyURI)})
+_IDENTIFIER_DATATYPES = frozenset({None, *(URIRef(iri) for iri in IDENTIFIER_DATATYPE_IRIS)})
 
 
 @dataclass(frozen=True, slots=True)

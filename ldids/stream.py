@@ -26,7 +26,6 @@ from types import ModuleType
 from typing import IO
 from typing import Literal as Kind
 
-from rdflib.namespace import XSD
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids import passes
@@ -192,7 +191,6 @@ _NOT_AN_IDENTIFIER: _Entry = (None, None, None, ())
 # the term's text) for an invalid identifier.
 _Value = tuple["bytes | None", bool, str, tuple[str, ...]] | tuple[None, bool, str, tuple[Problem, ...], str] | None
 _SAME_AS = f"<{passes.SAME_AS}>"
-_IDENTIFIER_DATATYPES = frozenset({str(XSD.string), str(XSD.anyURI)})  # as passes.TermCache
 
 
 class _Worker:
@@ -218,6 +216,12 @@ class _Worker:
         )
         self.exact = re.compile("|".join(re.escape(p) for p in self.exact_needles)) if self.exact_needles else None
         self.byte_memo: dict[bytes, _Value] = {}
+        # What the compiled loop matches, as bytes: folded and exact needles, bare-form
+        # predicates, and the predicates whose statements the passes see whole.
+        self.scan_folded = _encoded(self.folded)
+        self.scan_exact = _encoded(self.exact_needles)
+        self.scan_bare = _encoded(sorted(self.bare_predicates))
+        self.scan_slow = _encoded(sorted({_SAME_AS, *self.identity_predicates}))
 
     def is_candidate(self, line: str) -> bool:
         """Might this line (or raw term) hold an identifier? False means certainly not."""
@@ -270,7 +274,7 @@ class _Worker:
             if rest[:1] == "@":
                 return _NOT_AN_IDENTIFIER  # text in a language, not an identifier (DESIGN.md §2)
             datatype = _unescape(rest[3:-1]) if rest else None
-            if datatype is not None and datatype not in _IDENTIFIER_DATATYPES:
+            if datatype is not None and datatype not in passes.IDENTIFIER_DATATYPE_IRIS:
                 return _NOT_AN_IDENTIFIER
             text, is_literal = _unescape(raw[1:close]), True
         else:
@@ -316,6 +320,10 @@ class _Worker:
             passes.evict_oldest_half(self.byte_memo)
         self.byte_memo[key] = value
         return value
+
+
+def _encoded(texts: list[str]) -> tuple[bytes, ...]:
+    return tuple(text.encode() for text in texts)
 
 
 _USUAL_LINK = ""
@@ -453,10 +461,10 @@ def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
         settings.on_error == "stop",
         worker.byte_memo,
         worker.decide_bytes,
-        tuple(needle.encode() for needle in worker.folded),
-        tuple(needle.encode() for needle in worker.exact_needles),
-        tuple(predicate.encode() for predicate in worker.bare_predicates),
-        tuple(predicate.encode() for predicate in {_SAME_AS, *worker.identity_predicates}),
+        worker.scan_folded,
+        worker.scan_exact,
+        worker.scan_bare,
+        worker.scan_slow,
         slow,
         bad,
         settings.crosswalk,

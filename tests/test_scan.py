@@ -235,7 +235,7 @@ def test_a_bad_line_stops_the_block_in_both() -> None:
     assert compiled.output == b"<http://purl.org/poi/a.b/c> <http://b> <http://c> .\n"
 
 
-def test_the_generated_dump_of_the_benchmark() -> None:
+def test_the_generated_dump_of_the_benchmark(tmp_path: Path) -> None:
     """A slice of benchmarks/dump.py's generated dump, with its configuration."""
     import sys
 
@@ -244,12 +244,9 @@ def test_the_generated_dump_of_the_benchmark() -> None:
         import dump
     finally:
         sys.path.pop(0)
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"ldids-scan-{os.getpid()}.nt"
-    try:
-        dump.generate(path, 5_000)
-        data = path.read_bytes()
-    finally:
-        path.unlink(missing_ok=True)
+    path = tmp_path / "dump.nt"
+    dump.generate(path, 5_000)
+    data = path.read_bytes()
     settings_ = Settings(Config(bare_pid_predicates=frozenset({DC_IDENTIFIER})), identifier_cache=500)
     compiled, python = both(data, settings_)
     assert_same(compiled, python)
