@@ -383,11 +383,10 @@ static int one_of(PyObject *texts, const unsigned char *s, Py_ssize_t length) {
 /* -- One block ---------------------------------------------------------------------------------- */
 
 typedef struct {
-    PyObject *memo;    /* dict: key -> None or (replacement bytes or None, invalid bool, ...) */
+    PyObject *memo;    /* dict: key -> None or (replacement bytes or None, invalid bool, scheme, ...) */
     PyObject *decide;  /* decide(key, raw, bare predicate or None, linkable) -> memo value */
-    PyObject *counts;  /* dict: key -> occurrences of valid identifiers */
-    PyObject *values;  /* dict: key -> memo value, for every identifier that occurred */
-    PyObject *invalid; /* list of (line index, key) */
+    PyObject *counts;  /* dict: scheme -> occurrences of identifiers rewritten */
+    PyObject *invalid; /* list of (line index, memo value) */
 } Memo;
 
 /* The memo value of one term (a new reference), or NULL on error. */
@@ -416,12 +415,9 @@ static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py
     return value;
 }
 
-static int count(Memo *memo, PyObject *key, PyObject *value, Py_ssize_t line) {
-    if (PyDict_SetDefault(memo->values, key, value) == NULL) {
-        return -1;
-    }
+static int count(Memo *memo, PyObject *value, Py_ssize_t line) {
     if (PyObject_IsTrue(PyTuple_GET_ITEM(value, 1))) {
-        PyObject *entry = Py_BuildValue("(nO)", line, key);
+        PyObject *entry = Py_BuildValue("(nO)", line, value);
         if (entry == NULL) {
             return -1;
         }
@@ -429,7 +425,15 @@ static int count(Memo *memo, PyObject *key, PyObject *value, Py_ssize_t line) {
         Py_DECREF(entry);
         return failed;
     }
-    PyObject *seen = PyDict_GetItemWithError(memo->counts, key);
+    if (PyTuple_GET_ITEM(value, 0) == Py_None) {
+        return 0; /* already canonical: nothing rewritten */
+    }
+    if (PyTuple_GET_SIZE(value) < 3) {
+        PyErr_SetString(PyExc_TypeError, "a rewriting decision must be (replacement, False, scheme)");
+        return -1;
+    }
+    PyObject *scheme = PyTuple_GET_ITEM(value, 2);
+    PyObject *seen = PyDict_GetItemWithError(memo->counts, scheme);
     if (seen == NULL && PyErr_Occurred()) {
         return -1;
     }
@@ -437,7 +441,7 @@ static int count(Memo *memo, PyObject *key, PyObject *value, Py_ssize_t line) {
     if (next == NULL) {
         return -1;
     }
-    int failed = PyDict_SetItem(memo->counts, key, next);
+    int failed = PyDict_SetItem(memo->counts, scheme, next);
     Py_DECREF(next);
     return failed;
 }
@@ -446,7 +450,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
     int quads, stop_on_error, all_slow, rewrite_predicates;
-    Memo memo = {NULL, NULL, NULL, NULL, NULL};
+    Memo memo = {NULL, NULL, NULL, NULL};
     Needles needles;
     PyObject *bare_predicates, *slow_predicates, *slow, *bad;
     if (!PyArg_ParseTuple(args, "y*ppO!OO!O!O!O!OOpp", &data, &quads, &stop_on_error, &PyDict_Type, &memo.memo,
@@ -469,10 +473,9 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     Buffer out = {NULL, 0, 0};
     PyObject *result = NULL;
     memo.counts = PyDict_New();
-    memo.values = PyDict_New();
     memo.invalid = PyList_New(0);
     Py_ssize_t lines = 0, written = 0, statements = 0, rewritten_statements = 0;
-    if (memo.counts == NULL || memo.values == NULL || memo.invalid == NULL) {
+    if (memo.counts == NULL || memo.invalid == NULL) {
         goto done;
     }
     const unsigned char *s = data.buf;
@@ -606,7 +609,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
                 break;
             }
             if (value != Py_None) {
-                if (count(&memo, key, value, index) < 0) {
+                if (count(&memo, value, index) < 0) {
                     failed = 1;
                 } else if (!PyObject_IsTrue(PyTuple_GET_ITEM(value, 1)) && PyTuple_GET_ITEM(value, 0) != Py_None) {
                     PyObject *new_raw = PyTuple_GET_ITEM(value, 0);
@@ -668,14 +671,13 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     {
         PyObject *output = PyBytes_FromStringAndSize(out.data, out.length);
         if (output != NULL) {
-            result = Py_BuildValue("(Nnnnn OOO)", output, lines, written, statements, rewritten_statements,
-                                   memo.counts, memo.values, memo.invalid);
+            result = Py_BuildValue("(Nnnnn OO)", output, lines, written, statements, rewritten_statements,
+                                   memo.counts, memo.invalid);
         }
     }
 done:
     PyMem_Free(out.data);
     Py_XDECREF(memo.counts);
-    Py_XDECREF(memo.values);
     Py_XDECREF(memo.invalid);
     PyBuffer_Release(&data);
     return result;
@@ -685,7 +687,7 @@ static PyMethodDef methods[] = {
     {"scan_block", scan_block, METH_VARARGS,
      "scan_block(data, quads, stop_on_error, memo, decide, folded, exact, bare_predicates, slow_predicates,\n"
      "           slow, bad, all_slow, rewrite_predicates)\n"
-     "-> (output, lines, written, statements, rewritten_statements, counts, values, invalid)\n\n"
+     "-> (output, lines, written, statements, rewritten_statements, counts, invalid)\n\n"
      "The per-line loop of ldids.stream.process_block; see ldids/stream.py."},
     {NULL, NULL, 0, NULL},
 };

@@ -22,7 +22,7 @@ from typing import Any
 from ldids.dumps import DumpSummary, crosswalk_line
 from ldids.errors import InputError
 from ldids.passes import Crosswalk
-from ldids.stream import BadLine, BlockResult, Settings, SortedUnique, difference, process_block
+from ldids.stream import BadLine, BlockResult, Settings, SortedUnique, difference, new_run, process_block
 
 __all__ = ["normalize_on_dask"]
 
@@ -79,6 +79,7 @@ def normalize_on_dask(
         include_path=True,
         sample=False,
     )
+    settings = replace(settings, run=new_run())  # this call is a run of its own (Settings.run)
     suffix = ".nq" if settings.quads else ".nt"
     folder = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else "."))
     try:

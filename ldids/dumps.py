@@ -29,7 +29,7 @@ from typing import IO, BinaryIO, Protocol
 from ldids.errors import InputError
 from ldids.passes import Crosswalk
 from ldids.rdfio import atomic_output
-from ldids.stream import BadLine, BlockResult, Settings, SortedUnique, blocks, difference, process_block
+from ldids.stream import BadLine, BlockResult, Settings, SortedUnique, blocks, difference, new_run, process_block
 
 __all__ = ["DumpSummary", "crosswalk_line", "normalize_dump"]
 
@@ -187,6 +187,7 @@ def normalize_dump(
     started = time.monotonic()
     found_links, found_rows, present = SortedUnique(), SortedUnique(), SortedUnique()
     meter = _Progress(progress)
+    settings = replace(settings, run=new_run())  # this call is a run of its own (Settings.run)
     if workers > 1:
         # The memory for remembered identifiers is shared out, and halved: each process also
         # carries its own interpreter, and the peak must stay under ~150 MiB at 2 cores.

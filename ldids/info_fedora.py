@@ -373,13 +373,24 @@ def _parameters_in_order(match: re.Match[str]) -> bool:
 
 
 _REPAIRABLE = re.compile(r"(?ai:info:fedora/)([A-Za-z0-9.\-]+)(?::|%3[aA])")
+# A datastream id (one segment, nothing after it) with escaped name characters in it.
+_ESCAPED_DATASTREAM = re.compile(r"/[A-Za-z0-9._\-]*%[0-9A-Fa-f]{2}[A-Za-z0-9._%\-]*")
+_ESCAPED_NAME_CHARACTER = re.compile(r"%(2[DdEe]|3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|5[Ff]|6[1-9A-Fa-f]|7[0-9Aa])")
 
 
 def _repair(text: str) -> str | None:
-    """The prefix in lower case and the object PID's separator unescaped
-    (``INFO:FEDORA/demo%3a1`` -> ``info:fedora/demo:1``)."""
+    """The prefix in lower case, the object PID's separator unescaped, and the escaped name
+    characters of a datastream id decoded (``INFO:FEDORA/demo%3a1/DS%2d1`` ->
+    ``info:fedora/demo:1/DS-1``; a datastream id is an XML NCName, in which an escape names
+    the character it encodes: RFC 3986 §6.2.2.2)."""
     match = _REPAIRABLE.match(text)
-    return None if match is None else f"{PREFIX}{match.group(1)}:{text[match.end() :]}"
+    if match is None:
+        return None
+    rest = text[match.end() :]
+    slash = rest.find("/")
+    if slash >= 0 and _ESCAPED_DATASTREAM.fullmatch(rest, slash) is not None:
+        rest = rest[:slash] + _ESCAPED_NAME_CHARACTER.sub(lambda escape: chr(int(escape.group(1), 16)), rest[slash:])
+    return f"{PREFIX}{match.group(1)}:{rest}"
 
 
 SCHEME: Scheme[InfoFedora] = Scheme(

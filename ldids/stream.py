@@ -15,10 +15,13 @@ did not change is also written out as it came.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import os
 import re
 import tempfile
+import threading
+import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -53,6 +56,7 @@ __all__ = [
     "blocks",
     "diagnose",
     "difference",
+    "new_run",
     "process_block",
 ]
 
@@ -142,6 +146,11 @@ def diagnose(line: str, quads: bool) -> tuple[int, str]:
 # -- One block ---------------------------------------------------------------------------------
 
 
+def new_run() -> str:
+    """A token naming one run (:attr:`Settings.run`)."""
+    return uuid.uuid4().hex
+
+
 @dataclass(frozen=True)
 class Settings:
     """What every block needs to know; picklable, sent to each worker once."""
@@ -154,6 +163,10 @@ class Settings:
     # Decisions kept per process, about 350 bytes each: a dump's identifiers recur, and
     # each one decided again costs ~10 us, as much as ten identifier-free lines.
     identifier_cache: int = 150_000
+    # One run: links are reported once per run and process (in the block where the process
+    # first decides a term), so every run needs a worker of its own. A new Settings is a
+    # new run; normalize_dump and normalize_on_dask give each call a token of its own.
+    run: str = field(default_factory=new_run)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,14 +195,16 @@ class BlockResult:
     bad: list[BadLine] = field(default_factory=list)
 
 
-# A memo entry for one raw term: (canonical raw term or None if unchanged, scheme or None,
-# problems if invalid, N-Quads lines of the links the term calls for).
+# A decision on one raw term: (canonical raw term or None if unchanged, scheme or None,
+# problems if invalid, N-Quads lines of the links the term calls for). The Python loop's
+# memo keeps the first three; the links are reported when the decision is made.
 _Entry = tuple["str | None", "str | None", "tuple[Problem, ...] | None", tuple[str, ...]]
 _NOT_AN_IDENTIFIER: _Entry = (None, None, None, ())
+_Known = tuple["str | None", "str | None", "tuple[Problem, ...] | None"]
 # What the compiled loop keeps per key (ldids/_scan.c): None for no identifier, else (the
-# replacement as bytes or None, False, scheme, links), or (None, True, scheme, problems,
-# the term's text) for an invalid identifier.
-_Value = tuple["bytes | None", bool, str, tuple[str, ...]] | tuple[None, bool, str, tuple[Problem, ...], str] | None
+# replacement as bytes or None, False, scheme), or (None, True, scheme, problems, the
+# term's text) for an invalid identifier.
+_Value = tuple["bytes | None", bool, str] | tuple[None, bool, str, tuple[Problem, ...], str] | None
 _SAME_AS = f"<{passes.SAME_AS}>"
 
 
@@ -201,7 +216,9 @@ class _Worker:
         config = settings.config
         self.identifiers = passes.TermCache(config, size=settings.identifier_cache)
         self.terms: dict[str, Node] = {}
-        self.memo: dict[tuple[str, str | None, bool], _Entry] = {}
+        self.memo: dict[tuple[str, str | None, bool], _Known] = {}
+        # Links of the terms decided since the last block ended (see Settings.run).
+        self.new_links: list[str] = []
         # A line is a candidate if an identifier prefix occurs in it (in any case), or,
         # with bare forms configured, if it might hold one.
         # Prefixes match in ASCII case only, as the schemes' claims do (RFC 3986 §3.1).
@@ -216,6 +233,7 @@ class _Worker:
         )
         self.exact = re.compile("|".join(re.escape(p) for p in self.exact_needles)) if self.exact_needles else None
         self.byte_memo: dict[bytes, _Value] = {}
+        self._unchanged: dict[str, _Value] = {}
         # What the compiled loop matches, as bytes: folded and exact needles, bare-form
         # predicates, and the predicates whose statements the passes see whole.
         self.scan_folded = _encoded(self.folded)
@@ -248,18 +266,19 @@ class _Worker:
         # The same IRI written with \u escapes (N-Triples §2.3 allows them in any IRI).
         return "\\" in predicate and iri(_unescape(predicate[1:-1])) in self.bare_predicates
 
-    def entry(self, raw: str, predicate: str, linkable: bool) -> _Entry:
+    def entry(self, raw: str, predicate: str, linkable: bool) -> _Known:
         """What the passes do to one raw term (memoized): ``rewrite_quad`` and ``links``
         decide each term on its own, the predicate counting only for literals."""
         relevant = predicate if raw[0] == '"' and self.is_bare_predicate(predicate) else None
         key = (raw, relevant, linkable)
-        found = self.memo.get(key)
-        if found is None:
-            found = self.decide(raw, relevant, linkable)
+        known = self.memo.get(key)
+        if known is None:
+            new_raw, scheme, problems, links = self.decide(raw, relevant, linkable)
+            self.new_links.extend(links)
             if len(self.memo) >= self.settings.identifier_cache:
                 passes.evict_oldest_half(self.memo)
-            self.memo[key] = found
-        return found
+            known = self.memo[key] = (new_raw, scheme, problems)
+        return known
 
     def decide(self, raw: str, bare_predicate: str | None, linkable: bool) -> _Entry:
         """:meth:`passes.TermCache.look_up`, :func:`passes.form_link` and
@@ -287,50 +306,49 @@ class _Worker:
         if isinstance(outcome, tuple):
             return (None, scheme, outcome, ())
         canonical = text if outcome is None else outcome
+        canonical_iri = iri(canonical)
         if is_literal and not config.literals_to_iris:
             new_raw = None if outcome is None else literal(canonical, None, datatype)
         else:
-            new_raw = None if outcome is None and not is_literal else iri(canonical)
-        links: list[str] = []
+            new_raw = None if outcome is None and not is_literal else canonical_iri
+        links: tuple[str, ...] = ()
         if new_raw is not None and passes.form_links(text, not is_literal, canonical, config):
-            links.append(f"{iri(canonical)} {_SAME_AS} {iri(text)} .")
+            # An IRI written without escapes is already in the form iri() writes.
+            written = raw if first == "<" and "\\" not in raw else iri(text)
+            links = (f"{canonical_iri} {_SAME_AS} {written} .",)
         if linkable and config.fedora_oai_namespaces:
             fedora = passes.fedora_object_of_poi(canonical, config)
             if fedora is not None:
-                links.append(f"{iri(canonical)} {_SAME_AS} {iri(fedora)} .")
-        return (new_raw, scheme, None, tuple(links))
+                links += (f"{canonical_iri} {_SAME_AS} {iri(fedora)} .",)
+        return (new_raw, scheme, None, links)
 
     def decide_bytes(self, key: bytes, raw: bytes, bare_predicate: bytes | None, linkable: bool) -> _Value:
         """:meth:`decide` for the compiled loop, which keeps its own memo of these values."""
         new_raw, scheme, problems, links = self.decide(
             raw.decode(), None if bare_predicate is None else bare_predicate.decode(), linkable
         )
+        self.new_links.extend(links)
         value: _Value = None
         if scheme is not None:
-            if problems is None:
-                replacement = None if new_raw is None else new_raw.encode()
-                # The usual link, "<canonical> owl:sameAs <the term as written> .", is made
-                # again from the key when needed rather than kept: half of a memo entry.
-                if replacement is not None and links and links[0] == _form_link(replacement, key):
-                    links = (_USUAL_LINK, *links[1:])
-                value = (replacement, False, scheme, links)
-            else:
+            if problems is not None:
                 value = (None, True, scheme, problems, _text_of(raw.decode()))
+            elif new_raw is None:
+                value = self._unchanged.setdefault(scheme, (None, False, scheme))  # one per scheme
+            else:
+                value = (new_raw.encode(), False, scheme)
         if len(self.byte_memo) >= self.settings.identifier_cache:
             passes.evict_oldest_half(self.byte_memo)
         self.byte_memo[key] = value
         return value
 
+    def take_links(self) -> list[str]:
+        """The links of the terms decided since the last call."""
+        links, self.new_links = self.new_links, []
+        return links
+
 
 def _encoded(texts: list[str]) -> tuple[bytes, ...]:
     return tuple(text.encode() for text in texts)
-
-
-_USUAL_LINK = ""
-
-
-def _form_link(replacement: bytes, raw: bytes) -> str:
-    return f"{replacement.decode()} {_SAME_AS} {raw.decode()} ."
 
 
 def _text_of(raw: str) -> str:
@@ -338,14 +356,16 @@ def _text_of(raw: str) -> str:
     return str(_parse_term(raw))
 
 
-_WORKER: _Worker | None = None
+# One worker per thread (Dask runs several tasks in one process): a worker's memo and the
+# links it has yet to report belong to the blocks its own thread processes.
+_WORKERS = threading.local()
 
 
 def _worker_for(settings: Settings) -> _Worker:
-    global _WORKER
-    if _WORKER is None or _WORKER.settings != settings:
-        _WORKER = _Worker(settings)
-    return _WORKER
+    worker: _Worker | None = getattr(_WORKERS, "worker", None)
+    if worker is None or worker.settings != settings:
+        worker = _WORKERS.worker = _Worker(settings)
+    return worker
 
 
 def process_block(data: bytes, first_line: int, settings: Settings) -> BlockResult:
@@ -354,13 +374,26 @@ def process_block(data: bytes, first_line: int, settings: Settings) -> BlockResu
     With ``on_error="stop"`` the first bad line ends the block (it is the only entry of
     ``bad``); with ``"skip"`` every bad line is listed and left out of the output.
 
+    ``links`` holds the owl:sameAs links of the terms this process (thread) decided while
+    processing the block: a term met again later in the same run (``settings.run``) is
+    remembered, and its links are not listed again. The union over a run's blocks is
+    every link the run calls for; a term forgotten and decided again lists them again.
+
     The per-line loop runs compiled (``ldids._scan``) where that extension was built, and
     in Python otherwise (or with ``LDIDS_PURE_PYTHON=1``): the same bytes either way.
     """
     worker = _worker_for(settings)
-    if _scan is not None and not os.environ.get("LDIDS_PURE_PYTHON"):
-        return _compiled(worker, data, first_line)
-    return _in_python(worker, data, first_line)
+    # The memo's entries are tuples of strings: nothing for the cycle collector to find,
+    # but enough allocations to trigger it over and over (5% of a run).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        if _scan is not None and not os.environ.get("LDIDS_PURE_PYTHON"):
+            return _compiled(worker, data, first_line)
+        return _in_python(worker, data, first_line)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _why_bad(body: str, quads: bool) -> tuple[int, str]:
@@ -421,6 +454,7 @@ def _in_python(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
         out.append(line if new_line is None else new_line)
     result.written = len(out)
     result.output = ("\n".join(out) + "\n").encode("utf-8", "surrogateescape") if out else b""
+    result.links.extend(worker.take_links())
     return result
 
 
@@ -455,7 +489,7 @@ def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
         _bad_line(result, first_line + index, body.decode("utf-8", "surrogateescape"), settings.quads)
 
     config = settings.config
-    output, lines, written, statements, rewritten_statements, counts, values, invalid = _scan.scan_block(
+    output, lines, written, statements, rewritten_statements, counts, invalid = _scan.scan_block(
         data,
         settings.quads,
         settings.on_error == "stop",
@@ -473,14 +507,9 @@ def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
     result.output, result.lines, result.written = output, lines, written
     result.statements += statements
     result.rewritten_statements += rewritten_statements
-    for key, occurrences in counts.items():
-        new_raw, _, scheme, links = values[key]
-        for link in links:
-            result.links.append(_form_link(new_raw, key) if link is _USUAL_LINK else link)
-        if new_raw is not None:
-            result.rewritten[scheme] += occurrences
-    for index, key in invalid:
-        _, _, scheme, problems, text = values[key]
+    result.rewritten.update(counts)
+    result.links.extend(worker.take_links())
+    for index, (_, _, scheme, problems, text) in invalid:
         result.problems += 1
         samples.append((first_line + index, _sample(first_line + index, scheme, text, problems)))
     # Problems in line order, as the Python loop reports them (sorted is stable).
@@ -514,13 +543,12 @@ def _term_by_term(worker: _Worker, pieces: list[str | None], number: int, result
         raw = pieces[index]
         if raw is None or not worker.might_be_identifier(raw, predicate):
             continue
-        new_raw, scheme, problems, links = worker.entry(raw, predicate, index in (0, 2))
+        new_raw, scheme, problems = worker.entry(raw, predicate, index in (0, 2))
         if scheme is None:
             continue
         if problems is not None:
             _problem(result, number, scheme, _text_of(raw), problems)
             continue
-        result.links.extend(links)
         if new_raw is not None:
             pieces[index] = new_raw
             result.rewritten[scheme] += 1

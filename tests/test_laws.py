@@ -202,14 +202,33 @@ def any_case(text: str) -> st.SearchStrategy[str]:
 # validity, path/query/fragment delimiters, look-alike and non-ASCII characters.
 tails = st.lists(
     st.sampled_from(
-        [*"aZ09.-_~:/?#=&*%", "%3a", "%3A", "%2d", "%2D", "%C3%A9", "%zz", "é", "\u0131", " ", "DS1", "bdef:1/view"]
+        [
+            *"aZ09.-_~:/?#=&*%",
+            *("%3a", "%3A", "%2d", "%2D", "%2e", "%41", "%5f", "%5F", "%7e", "%2F", "%30", "%25", "%C3%A9", "%zz"),
+            *("é", "\u0131", " ", "DS1", "bdef:1/view"),
+        ]
     ),
     max_size=8,
 ).map("".join)
 hexes = st.text("0123456789abcdefABCDEF", min_size=30, max_size=34)
 separators = st.sampled_from([":", "%3a", "%3A", "%3", "::", ""])
+# Datastream ids with escapes: of name characters (decoded by the repair), of others, bad ones.
+datastream_ids = st.lists(
+    st.sampled_from([*"aZ09.-_~", "%2d", "%2E", "%30", "%41", "%5f", "%7A", "%7e", "%2F", "%3a", "%25", "%zz", "%4"]),
+    min_size=1,
+    max_size=6,
+).map("".join)
 shortcut_cases = st.one_of(
     st.builds("{}{}{}{}".format, any_case("info:fedora/"), namespace_ids, separators, tails),
+    st.builds(
+        "{}{}{}{}/{}{}".format,
+        any_case("info:fedora/"),
+        namespace_ids,
+        separators,
+        object_ids,
+        datastream_ids,
+        st.sampled_from(["", "/", "#f", "?a=b", "/x"]),
+    ),
     st.builds("{}{}{}".format, namespace_ids, separators, tails),
     st.builds(
         "{}{}{}/{}".format,

@@ -268,3 +268,30 @@ def test_cli_exit_2_on_a_malformed_dump(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert f"{source}:2:23: not an N-Triples statement: expected the object" in done.stderr
     assert not (tmp_path / "o.nt").exists()
+
+
+LINKED = b"<http://ex/a> <http://ex/p> <info:fedora/demo%3a1> .\n"
+LINK = "<info:fedora/demo:1> <http://www.w3.org/2002/07/owl#sameAs> <info:fedora/demo%3a1> ."
+
+
+@pytest.mark.parametrize("pure_python", [False, True])
+def test_links_are_listed_once_per_run(pure_python: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if pure_python:
+        monkeypatch.setenv("LDIDS_PURE_PYTHON", "1")
+    run = Settings(Config())
+    assert process_block(LINKED, 1, run).links == [LINK]
+    # Met again in the same run: remembered, not listed again (the run has it already).
+    again = process_block(LINKED + LINKED, 2, run)
+    assert again.links == []
+    assert again.rewritten_statements == 2
+    # Another run (a new Settings, equal in every other field) lists it afresh.
+    assert process_block(LINKED, 1, Settings(Config())).links == [LINK]
+
+
+def test_every_run_in_one_process_writes_its_links(tmp_path: Path) -> None:
+    source = tmp_path / "in.nt"
+    source.write_bytes(LINKED)
+    settings_ = Settings(Config())
+    for name in ("a.nt", "b.nt"):  # the same Settings object twice: still two runs
+        normalize_dump([str(source)], str(tmp_path / name), settings_)
+        assert LINK in (tmp_path / name).read_text().splitlines()
