@@ -15,6 +15,7 @@ did not change is also written out as it came.
 
 from __future__ import annotations
 
+import functools
 import gc
 import heapq
 import os
@@ -26,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import IO
+from typing import IO, NamedTuple
 from typing import Literal as Kind
 
 from rdflib.term import BNode, Literal, Node, URIRef
@@ -51,11 +52,13 @@ __all__ = [
     "BadLine",
     "BlockCutter",
     "BlockResult",
+    "Grammar",
     "Settings",
     "SortedUnique",
     "blocks",
     "diagnose",
     "difference",
+    "grammar",
     "new_run",
     "process_block",
 ]
@@ -79,18 +82,32 @@ _STRING_PLAIN = r'[^"\\\n\r]*'
 _STRING = rf'"{_STRING_PLAIN}(?:\\(?:[tbnrf"\'\\]|u{_HEX4}|U{_HEX8}){_STRING_PLAIN})*"'
 _LITERAL = rf"{_STRING}(?:@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*|\^\^{_IRI})?"
 _WS = r"[ \t]*"
-STATEMENT = re.compile(
-    rf"{_WS}({_IRI}|{_BNODE}){_WS}({_IRI}){_WS}({_IRI}|{_BNODE}|{_LITERAL}){_WS}(?:({_IRI}|{_BNODE}){_WS})?\.{_WS}(?:#.*)?"
-)
 _NOTHING = re.compile(r"[ \t]*(?:#.*)?")
-_PIECES = (
-    ("subject", re.compile(rf"{_WS}({_IRI}|{_BNODE})")),
-    ("predicate", re.compile(rf"{_WS}({_IRI})")),
-    ("object", re.compile(rf"{_WS}({_IRI}|{_BNODE}|{_LITERAL})")),
-)
 _EXPECTED = {"subject": "an IRI or blank node", "predicate": "an IRI", "object": "an IRI, blank node or literal"}
-_GRAPH = re.compile(rf"{_WS}({_IRI}|{_BNODE})")
 _END = re.compile(rf"{_WS}\.{_WS}(?:#.*)?$")
+
+
+class Grammar(NamedTuple):
+    statement: re.Pattern[str]  # one whole statement; groups: subject, predicate, object, graph
+    pieces: tuple[tuple[str, re.Pattern[str]], ...]  # subject, predicate, object one by one
+    graph: re.Pattern[str]
+
+
+@functools.cache
+def grammar() -> Grammar:
+    """The statement grammar's regexes, compiled when first needed: the blank node label's
+    Unicode ranges take ~0.1 s to compile, and the compiled loop needs them only for the
+    rare lines it hands back to Python."""
+    term = rf"{_IRI}|{_BNODE}"
+    return Grammar(
+        re.compile(rf"{_WS}({term}){_WS}({_IRI}){_WS}({term}|{_LITERAL}){_WS}(?:({term}){_WS})?\.{_WS}(?:#.*)?"),
+        (
+            ("subject", re.compile(rf"{_WS}({term})")),
+            ("predicate", re.compile(rf"{_WS}({_IRI})")),
+            ("object", re.compile(rf"{_WS}({term}|{_LITERAL})")),
+        ),
+        re.compile(rf"{_WS}({term})"),
+    )
 
 _UNDECODED = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
 _ESCAPE = re.compile(rf"\\(?:u({_HEX4})|U({_HEX8})|([tbnrf\"'\\]))")
@@ -126,13 +143,14 @@ def _parse_term(raw: str) -> Node:
 def diagnose(line: str, quads: bool) -> tuple[int, str]:
     """Where (1-based column) and why a line is not a statement."""
     position = 0
-    for name, piece in _PIECES:
+    pieces, graph_pattern = grammar().pieces, grammar().graph
+    for name, piece in pieces:
         found = piece.match(line, position)
         if found is None:
             column = position + len(line[position:]) - len(line[position:].lstrip(" \t")) + 1
             return column, f"expected the {name} ({_EXPECTED[name]})"
         position = found.end()
-    graph = _GRAPH.match(line, position)
+    graph = graph_pattern.match(line, position)
     if graph is not None:
         if not quads:
             return graph.start(1) + 1, "an N-Triples statement has three terms (use N-Quads for graph names)"
@@ -402,7 +420,7 @@ def _why_bad(body: str, quads: bool) -> tuple[int, str]:
     not_utf8 = _UNDECODED.search(body)
     if not_utf8 is not None:
         return not_utf8.start() + 1, "not UTF-8"
-    match = STATEMENT.fullmatch(body)
+    match = grammar().statement.fullmatch(body)
     if match is not None and match.group(4) is not None and not quads:
         return match.start(4) + 1, "an N-Triples statement has three terms (use N-Quads for graph names)"
     return diagnose(body, quads)
@@ -430,7 +448,7 @@ def _in_python(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
     if lines and lines[-1] == "":
         lines.pop()
     out: list[str] = []
-    statement_match = STATEMENT.fullmatch
+    statement_match = grammar().statement.fullmatch
     is_candidate = worker.is_candidate
     quads = settings.quads
     for offset, line in enumerate(lines):
@@ -477,7 +495,7 @@ def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
 
     def slow(index: int, body: bytes) -> bytes | None:
         text = body.decode("utf-8")
-        match = STATEMENT.fullmatch(text)
+        match = grammar().statement.fullmatch(text)
         assert match is not None  # the C grammar accepted it; tests/test_scan.py holds them equal
         before = len(result.problem_samples)
         new_line = _statement(worker, list(match.group(1, 2, 3, 4)), first_line + index, result)

@@ -15,7 +15,7 @@ from ldids import passes, rdfio
 from ldids.config import Config
 from ldids.dumps import normalize_dump
 from ldids.errors import InputError
-from ldids.stream import STATEMENT, Settings, SortedUnique, blocks, diagnose, difference, process_block
+from ldids.stream import Settings, SortedUnique, blocks, diagnose, difference, grammar, process_block
 
 FIXTURES = Path(__file__).parent / "fixtures" / "passes"
 
@@ -35,7 +35,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "passes"
     ],
 )
 def test_statements(line: str) -> None:
-    assert STATEMENT.fullmatch(line) is not None
+    assert grammar().statement.fullmatch(line) is not None
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,7 @@ def test_statements(line: str) -> None:
     ],
 )
 def test_malformed_lines_say_where(line: str, column: int, message: str) -> None:
-    assert STATEMENT.fullmatch(line) is None or "three terms" in message
+    assert grammar().statement.fullmatch(line) is None or "three terms" in message
     found_column, found_message = diagnose(line, quads=False)
     assert found_column == column
     assert message in found_message
