@@ -1,11 +1,17 @@
 """Running the stream over files, every core and the terminal (I/O, outside the core).
 
-Blocks are processed in order with a bounded look-ahead of ``workers`` blocks (this process
-handles every workers-th block itself, a pool of workers - 1 processes the rest), so
-memory stays constant whatever the input size; results are written in input order. Links
-and crosswalk rows are de-duplicated across blocks in bounded memory and written at the
-end (links after the statements when they go into the output). Every output is written
-to a temporary file and renamed into place only if the whole run succeeds.
+With one worker this process reads blocks of whole lines and processes them in turn. With
+more, a pool of ``workers`` processes does the work and this one only coordinates: a task
+reads its own byte range of a plain file (the lines that start in it) or, from standard
+input or a compressed file, gets the block this process read; it writes its output to a
+part file and sends back the rest of the block's result. Parts are appended to the output
+in input order with at most ``2 * workers`` tasks in flight, so memory and the temporary
+disk space stay bounded whatever the input size. Line numbers come back local to their
+block and are made absolute here.
+
+Links and crosswalk rows are de-duplicated across blocks in bounded memory and written at
+the end (links after the statements when they go into the output). Every output is
+written to a temporary file and renamed into place only if the whole run succeeds.
 """
 
 from __future__ import annotations
@@ -17,13 +23,16 @@ import io
 import itertools
 import multiprocessing
 import os
+import shutil
 import sys
+import tempfile
 import time
 from collections import Counter, deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import IO, BinaryIO, Protocol
 
 from ldids.errors import InputError
@@ -48,15 +57,16 @@ class DumpSummary:
     bad_lines: int = 0
     seconds: float = 0.0
 
-    def add(self, result: BlockResult) -> None:
-        """Count one block in."""
+    def add(self, result: BlockResult, lines_before: int = 0) -> None:
+        """Count one block in; its line numbers are shifted by ``lines_before``."""
         self.lines_in += result.lines
         self.lines_out += result.written
         self.statements += result.statements
         self.rewritten_statements += result.rewritten_statements
         self.rewritten.update(result.rewritten)
         self.problems += result.problems
-        self.problem_samples.extend(result.problem_samples[: max(0, 20 - len(self.problem_samples))])
+        for line, what in result.problem_samples[: max(0, 20 - len(self.problem_samples))]:
+            self.problem_samples.append(f"line {line + lines_before}: {what}")
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -131,30 +141,77 @@ class _Progress:
         sys.stderr.flush()
 
 
-def _results(
-    source: BinaryIO, settings: Settings, workers: int, pool: ProcessPoolExecutor | None, block_size: int
-) -> Iterator[BlockResult]:
-    if pool is None:
-        for data, first in blocks(source, block_size):
-            yield process_block(data, first, settings)
+@dataclass(frozen=True)
+class _Chunk:
+    """What one task works on: the lines that start in bytes [start, stop) of a plain file,
+    or (``data`` not None) the lines themselves."""
+
+    path: str
+    start: int = 0
+    stop: int = 0
+    data: bytes | None = None
+
+
+def _read_range(path: str, start: int, stop: int) -> bytes:
+    """The lines of ``path`` whose first byte lies in [start, stop)."""
+    with open(path, "rb") as stream:
+        if start > 0:
+            stream.seek(start - 1)
+            stream.readline()  # the end of a line that began before start: the previous range's
+        begin = stream.tell()
+        if begin >= stop:
+            return b""
+        data = stream.read(stop - begin)
+        if data and not data.endswith(b"\n"):
+            data += stream.readline()  # the last line began in range: it is this range's
+        return data
+
+
+def _run_chunk(chunk: _Chunk, settings: Settings, part: str) -> BlockResult:
+    """One task: the chunk's lines through process_block (numbered from 1), the output
+    written to ``part``, the rest of the result sent back."""
+    data = chunk.data if chunk.data is not None else _read_range(chunk.path, chunk.start, chunk.stop)
+    result = process_block(data, 1, settings)
+    Path(part).write_bytes(result.output)
+    return replace(result, output=b"")
+
+
+def _chunks(path: str, source: BinaryIO, size: int | None, seekable: bool, block_size: int) -> Iterator[_Chunk]:
+    if seekable and size is not None:
+        for start in range(0, size, block_size):
+            yield _Chunk(path, start, min(start + block_size, size))
         return
-    # This process is one of the workers: every workers-th block it handles itself, the
-    # others go to the pool's workers-1 processes. One process fewer to carry the imports
-    # and caches, and no core idles while this one waits for results.
-    window: deque[Future[BlockResult] | BlockResult] = deque()
-    for index, (data, first) in enumerate(blocks(source, block_size)):
-        if index % workers == workers - 1:
-            window.append(process_block(data, first, settings))
-        else:
-            window.append(pool.submit(process_block, data, first, settings))
-        while len(window) > workers:
-            yield _ready(window.popleft())
+    for data, _ in blocks(source, block_size):
+        yield _Chunk(path, data=data)
+
+
+def _results(
+    path: str,
+    source: BinaryIO,
+    size: int | None,
+    settings: Settings,
+    pool: ProcessPoolExecutor | None,
+    parts: str,
+    workers: int,
+    block_size: int,
+) -> Iterator[tuple[BlockResult, str | None]]:
+    """Each block's result in input order, with the part file holding its output (None:
+    the output is in the result). Line numbers are local to the block."""
+    if pool is None:
+        for data, _ in blocks(source, block_size):
+            yield process_block(data, 1, settings), None
+        return
+    seekable = path != "-" and not path.lower().endswith((".gz", ".bz2")) and os.path.isfile(path)
+    window: deque[tuple[Future[BlockResult], str]] = deque()
+    for index, chunk in enumerate(_chunks(path, source, size, seekable, block_size)):
+        part = os.path.join(parts, f"part-{index}")
+        window.append((pool.submit(_run_chunk, chunk, settings, part), part))
+        if len(window) >= 2 * workers:
+            future, part = window.popleft()
+            yield future.result(), part
     while window:
-        yield _ready(window.popleft())
-
-
-def _ready(item: Future[BlockResult] | BlockResult) -> BlockResult:
-    return item if isinstance(item, BlockResult) else item.result()
+        future, part = window.popleft()
+        yield future.result(), part
 
 
 def crosswalk_line(row: Crosswalk) -> str:
@@ -191,35 +248,46 @@ def normalize_dump(
     if workers > 1:
         # The memory for remembered identifiers is shared out, and halved: each process also
         # carries its own interpreter, and the peak must stay under ~150 MiB at 2 cores.
-        settings = replace(settings, identifier_cache=max(1_000, settings.identifier_cache // (2 * workers)))
+        settings = replace(settings, identifier_cache=max(1_000, settings.identifier_cache // (workers)))
     with ExitStack() as stack:
         pool = None
+        parts = ""
         if workers > 1:
+            parts = stack.enter_context(tempfile.TemporaryDirectory(prefix="ldids-parts-"))
             context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-            pool = stack.enter_context(ProcessPoolExecutor(workers - 1, mp_context=context))
+            pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context))
+            # On an error, tasks not yet started are dropped (the pool's exit waits for the rest).
+            stack.callback(pool.shutdown, wait=False, cancel_futures=True)
         target = stack.enter_context(atomic_output(output))
         out = _compressed(target, output)
         errors: IO[bytes] | None = None
         for path in inputs:
             name = "<stdin>" if path == "-" else path
+            lines_before = 0  # in this file, before the block
             with ExitStack() as files:
                 source, raw, size = _open_input(path, files)
-                for result in _results(source, settings, workers, pool, block_size):
-                    summary.add(result)
+                for result, part in _results(path, source, size, settings, pool, parts, workers, block_size):
+                    summary.add(result, lines_before)
                     if result.bad:
                         if settings.on_error == "stop":
                             bad = result.bad[0]
                             raise InputError(
                                 f"not an N-{'Quads' if settings.quads else 'Triples'} statement: {bad.message}",
                                 source=name,
-                                line=bad.line,
+                                line=lines_before + bad.line,
                                 column=bad.column,
                             )
                         if errors is None:
                             errors = stack.enter_context(atomic_output(error_file or "ldids-errors.tsv"))
-                        errors.write("".join(_bad_line(bad) for bad in result.bad).encode("utf-8"))
+                        errors.write("".join(_bad_line(bad, lines_before) for bad in result.bad).encode("utf-8"))
                         summary.bad_lines += len(result.bad)
-                    out.write(result.output)
+                    if part is None:
+                        out.write(result.output)
+                    else:
+                        with open(part, "rb") as written:
+                            shutil.copyfileobj(written, out, 1 << 20)
+                        os.unlink(part)
+                    lines_before += result.lines
                     found_links.add_all(result.links)
                     present.add_all(result.same_as)
                     found_rows.add_all(crosswalk_line(row) for row in result.crosswalk)
@@ -256,6 +324,6 @@ def _write_lines(sink: _Sink, lines: Iterator[str], batch: int = 10_000) -> int:
     return count
 
 
-def _bad_line(bad: BadLine) -> str:
+def _bad_line(bad: BadLine, lines_before: int) -> str:
     text = bad.text.replace("\t", "\\t")
-    return f"{bad.line}\t{bad.column}\t{bad.message}\t{text}\n"
+    return f"{lines_before + bad.line}\t{bad.column}\t{bad.message}\t{text}\n"

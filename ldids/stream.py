@@ -109,6 +109,7 @@ def grammar() -> Grammar:
         re.compile(rf"{_WS}({term})"),
     )
 
+
 _UNDECODED = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
 _ESCAPE = re.compile(rf"\\(?:u({_HEX4})|U({_HEX8})|([tbnrf\"'\\]))")
 _ECHAR = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
@@ -209,7 +210,8 @@ class BlockResult:
     same_as: list[str] = field(default_factory=list)  # owl:sameAs statements already in the data
     crosswalk: list[passes.Crosswalk] = field(default_factory=list)
     problems: int = 0
-    problem_samples: list[str] = field(default_factory=list)
+    # (line number, what is wrong) of the first 20 invalid identifiers, in line order.
+    problem_samples: list[tuple[int, str]] = field(default_factory=list)
     bad: list[BadLine] = field(default_factory=list)
 
 
@@ -491,7 +493,7 @@ def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
     assert _scan is not None
     settings = worker.settings
     result = BlockResult()
-    samples: list[tuple[int, str]] = []
+    samples: list[tuple[int, str]] = []  # from slow(), and from the compiled loop
 
     def slow(index: int, body: bytes) -> bytes | None:
         text = body.decode("utf-8")
@@ -499,7 +501,7 @@ def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
         assert match is not None  # the C grammar accepted it; tests/test_scan.py holds them equal
         before = len(result.problem_samples)
         new_line = _statement(worker, list(match.group(1, 2, 3, 4)), first_line + index, result)
-        samples.extend((first_line + index, sample) for sample in result.problem_samples[before:])
+        samples.extend(result.problem_samples[before:])
         del result.problem_samples[before:]
         return None if new_line is None else new_line.encode("utf-8")
 
@@ -529,10 +531,10 @@ def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
     result.links.extend(worker.take_links())
     for index, (_, _, scheme, problems, text) in invalid:
         result.problems += 1
-        samples.append((first_line + index, _sample(first_line + index, scheme, text, problems)))
+        samples.append(_sample(first_line + index, scheme, text, problems))
     # Problems in line order, as the Python loop reports them (sorted is stable).
     samples.sort(key=lambda sample: sample[0])
-    result.problem_samples = [sample for _, sample in samples[:20]]
+    result.problem_samples = samples[:20]
     return result
 
 
@@ -541,8 +543,8 @@ def _line(pieces: list[str | None]) -> str:
     return f"{pieces[0]} {pieces[1]} {pieces[2]}{'' if graph is None else ' ' + graph} ."
 
 
-def _sample(number: int, scheme: str, text: str, problems: tuple[Problem, ...]) -> str:
-    return f"line {number}: invalid {scheme} identifier {text!r} [{problems[0].code}]"
+def _sample(number: int, scheme: str, text: str, problems: tuple[Problem, ...]) -> tuple[int, str]:
+    return number, f"invalid {scheme} identifier {text!r} [{problems[0].code}]"
 
 
 def _problem(result: BlockResult, number: int, scheme: str, text: str, problems: tuple[Problem, ...]) -> None:

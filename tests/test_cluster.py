@@ -38,6 +38,8 @@ def test_same_output_as_one_process(client: object, tmp_path: Path) -> None:
     first, second = tmp_path / "a.nt", tmp_path / "b.nt"
     write_dump(first, 0, 2000)
     write_dump(second, 2000, 1500)
+    with second.open("a") as out:  # an invalid identifier, reported with its line number in the file
+        out.write("<info:fedora/demo:1/bad%zz> <http://example.org/p> <http://example.org/o> .\n")
     settings = Settings(Config(), crosswalk=True)
     single = tmp_path / "single.nt"
     links, walk = tmp_path / "links.nt", tmp_path / "walk.csv"
@@ -53,6 +55,8 @@ def test_same_output_as_one_process(client: object, tmp_path: Path) -> None:
     assert (folder / "links.nt").read_bytes() == links.read_bytes()
     assert (folder / "crosswalk.csv").read_bytes() == walk.read_bytes()
     assert summary.to_json() | {"seconds": 0} == expected.to_json() | {"seconds": 0}
+    assert summary.problem_samples == expected.problem_samples
+    assert expected.problem_samples[0].startswith("line 1501: invalid info-fedora identifier")
 
 
 def test_bad_line_numbers_are_global_and_nothing_is_left(client: object, tmp_path: Path) -> None:

@@ -7,13 +7,17 @@ import gzip
 import io
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
 from ldids import passes, rdfio
 from ldids.config import Config
-from ldids.dumps import normalize_dump
+from ldids.dumps import _read_range, normalize_dump
 from ldids.errors import InputError
 from ldids.stream import Settings, SortedUnique, blocks, diagnose, difference, grammar, process_block
 
@@ -215,25 +219,32 @@ def test_compressed_in_and_out(suffix: str, opener: object, tmp_path: Path) -> N
         assert stream.read() == plain.read_bytes()
 
 
-def test_a_bad_line_stops_the_run_and_leaves_no_output(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_bad_line_stops_the_run_and_leaves_no_output(workers: int, tmp_path: Path) -> None:
     source = dump(tmp_path, 100)
     with source.open("a") as out:
         out.write("<http://a> <http://b> \n")
     with pytest.raises(InputError) as caught:
-        normalize_dump([str(source)], str(tmp_path / "out.nt"), Settings(Config()), block_size=512)
+        normalize_dump([str(source)], str(tmp_path / "out.nt"), Settings(Config()), block_size=512, workers=workers)
     assert (caught.value.line, caught.value.column) == (101, 23)
     assert str(caught.value).startswith(f"{source}:101:23: not an N-Triples statement: expected the object")
     assert sorted(path.name for path in tmp_path.iterdir()) == ["dump.nt"]
 
 
-def test_skipping_bad_lines_accounts_for_every_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("workers", "block_size"), [(1, 1 << 21), (2, 1 << 21), (2, 8)])
+def test_skipping_bad_lines_accounts_for_every_line(workers: int, block_size: int, tmp_path: Path) -> None:
     source = tmp_path / "dump.nt"
     source.write_bytes(
         b"<oai:a.b:1> <http://b> <http://c> .\nnot a statement\n<http://a> <http://b> <http://c>\n\xffx\n\n"
     )
     errors = tmp_path / "errors.tsv"
     summary = normalize_dump(
-        [str(source)], str(tmp_path / "out.nt"), Settings(Config(), on_error="skip"), error_file=str(errors)
+        [str(source)],
+        str(tmp_path / "out.nt"),
+        Settings(Config(), on_error="skip"),
+        error_file=str(errors),
+        workers=workers,
+        block_size=block_size,
     )
     written = (tmp_path / "out.nt").read_text().splitlines()
     error_lines = errors.read_text().splitlines()
@@ -295,3 +306,65 @@ def test_every_run_in_one_process_writes_its_links(tmp_path: Path) -> None:
     for name in ("a.nt", "b.nt"):  # the same Settings object twice: still two runs
         normalize_dump([str(source)], str(tmp_path / name), settings_)
         assert LINK in (tmp_path / name).read_text().splitlines()
+
+
+@examples(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=30),
+    final_newline=st.booleans(),
+    block_size=st.integers(1, 64),
+)
+def test_byte_ranges_share_out_every_line_once(lines: list[bytes], final_newline: bool, block_size: int) -> None:
+    """The ranges the pool's tasks read (the lines that start in each) make up the file."""
+    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    with tempfile.NamedTemporaryFile() as file:
+        file.write(data)
+        file.flush()
+        pieces = [
+            _read_range(file.name, start, min(start + block_size, len(data)))
+            for start in range(0, len(data), block_size)
+        ]
+    assert b"".join(pieces) == data
+    whole = [piece for piece in pieces if piece]
+    assert all(piece.endswith(b"\n") for piece in whole[:-1])  # whole lines: only the file's end may lack one
+
+
+@pytest.mark.parametrize("how", ["file", "stdin", "gzip"])
+def test_every_way_in_gives_the_same_bytes_and_line_numbers(how: str, tmp_path: Path) -> None:
+    """Blocks read by the tasks themselves (a plain file) or by the coordinating process
+    (standard input, compressed files): same output, summary and absolute line numbers."""
+    source = dump(tmp_path, 400)
+    with source.open("a") as out:
+        out.write("<http://a> <http://b> .\n<info:fedora/demo:1/bad%zz> <http://b> <http://c> .\n")
+    config = Config(bare_pid_predicates=frozenset({"http://example.org/p0"}))
+    expected = tmp_path / "expected.nt"
+    one = normalize_dump(
+        [str(source)], str(expected), Settings(config, on_error="skip"), error_file=str(tmp_path / "e1.tsv")
+    )
+    if how == "gzip":
+        packed = tmp_path / "dump.nt.gz"
+        packed.write_bytes(gzip.compress(source.read_bytes()))
+        inputs = [str(packed)]
+    else:
+        inputs = [str(source) if how == "file" else "-"]
+    got = tmp_path / "got.nt"
+    stdin = sys.stdin
+    try:
+        if how == "stdin":
+            sys.stdin = io.TextIOWrapper(io.BytesIO(source.read_bytes()))
+        two = normalize_dump(
+            inputs,
+            str(got),
+            Settings(config, on_error="skip"),
+            workers=2,
+            block_size=700,
+            error_file=str(tmp_path / "e2.tsv"),
+        )
+    finally:
+        sys.stdin = stdin
+    assert got.read_bytes() == expected.read_bytes()
+    assert (tmp_path / "e2.tsv").read_bytes() == (tmp_path / "e1.tsv").read_bytes()
+    assert (tmp_path / "e1.tsv").read_text().startswith("401\t23\t")
+    assert two.problem_samples == one.problem_samples
+    assert one.problem_samples[-1].startswith("line 402: invalid info-fedora identifier")
+    assert two.to_json() | {"seconds": 0} == one.to_json() | {"seconds": 0}
