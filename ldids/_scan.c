@@ -382,12 +382,31 @@ static int one_of(PyObject *texts, const unsigned char *s, Py_ssize_t length) {
 
 /* -- One block ---------------------------------------------------------------------------------- */
 
+/* A memo value (ldids.stream._Value) is one of:
+ *   None                                    not an identifier;
+ *   bytes: one byte, then the replacement   a valid identifier rewritten: the byte indexes
+ *                                           the scheme names (one object per entry: the
+ *                                           commonest entries are the smallest);
+ *   (None, False, scheme)                   a valid identifier already in canonical form;
+ *   (None, True, scheme, problems, text)    an invalid identifier. */
 typedef struct {
-    PyObject *memo;    /* dict: key -> None or (replacement bytes or None, invalid bool, scheme, ...) */
+    PyObject *memo;    /* dict: key -> memo value */
     PyObject *decide;  /* decide(key, raw, bare predicate or None, linkable) -> memo value */
+    PyObject *schemes; /* tuple of scheme names, indexed by a rewriting value's first byte */
     PyObject *counts;  /* dict: scheme -> occurrences of identifiers rewritten */
     PyObject *invalid; /* list of (line index, memo value) */
 } Memo;
+
+static int is_value(Memo *memo, PyObject *value) {
+    if (value == Py_None) {
+        return 1;
+    }
+    if (PyBytes_Check(value)) {
+        return PyBytes_GET_SIZE(value) >= 2 &&
+               (unsigned char)PyBytes_AS_STRING(value)[0] < PyTuple_GET_SIZE(memo->schemes);
+    }
+    return PyTuple_Check(value) && PyTuple_GET_SIZE(value) >= 3 && PyTuple_GET_ITEM(value, 0) == Py_None;
+}
 
 /* The memo value of one term (a new reference), or NULL on error. */
 static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py_ssize_t raw_length,
@@ -407,16 +426,20 @@ static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py
     value = PyObject_CallFunctionObjArgs(memo->decide, key, raw_bytes, bare_predicate,
                                          linkable ? Py_True : Py_False, NULL);
     Py_DECREF(raw_bytes);
-    if (value != NULL && value != Py_None && (!PyTuple_Check(value) || PyTuple_GET_SIZE(value) < 2)) {
-        PyErr_SetString(PyExc_TypeError, "decide() must return None or a tuple (replacement, invalid, ...)");
+    if (value != NULL && !is_value(memo, value)) {
+        PyErr_SetString(PyExc_TypeError, "decide() must return None, scheme byte + replacement, or a tuple");
         Py_DECREF(value);
         return NULL;
     }
     return value;
 }
 
+/* Counts one occurrence of an identifier: rewritten ones per scheme, invalid ones listed. */
 static int count(Memo *memo, PyObject *value, Py_ssize_t line) {
-    if (PyObject_IsTrue(PyTuple_GET_ITEM(value, 1))) {
+    if (PyTuple_Check(value)) {
+        if (!PyObject_IsTrue(PyTuple_GET_ITEM(value, 1))) {
+            return 0; /* already canonical: nothing rewritten */
+        }
         PyObject *entry = Py_BuildValue("(nO)", line, value);
         if (entry == NULL) {
             return -1;
@@ -425,14 +448,7 @@ static int count(Memo *memo, PyObject *value, Py_ssize_t line) {
         Py_DECREF(entry);
         return failed;
     }
-    if (PyTuple_GET_ITEM(value, 0) == Py_None) {
-        return 0; /* already canonical: nothing rewritten */
-    }
-    if (PyTuple_GET_SIZE(value) < 3) {
-        PyErr_SetString(PyExc_TypeError, "a rewriting decision must be (replacement, False, scheme)");
-        return -1;
-    }
-    PyObject *scheme = PyTuple_GET_ITEM(value, 2);
+    PyObject *scheme = PyTuple_GET_ITEM(memo->schemes, (unsigned char)PyBytes_AS_STRING(value)[0]);
     PyObject *seen = PyDict_GetItemWithError(memo->counts, scheme);
     if (seen == NULL && PyErr_Occurred()) {
         return -1;
@@ -450,11 +466,11 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
     int quads, stop_on_error, all_slow, rewrite_predicates;
-    Memo memo = {NULL, NULL, NULL, NULL};
+    Memo memo = {NULL, NULL, NULL, NULL, NULL};
     Needles needles;
     PyObject *bare_predicates, *slow_predicates, *slow, *bad;
-    if (!PyArg_ParseTuple(args, "y*ppO!OO!O!O!O!OOpp", &data, &quads, &stop_on_error, &PyDict_Type, &memo.memo,
-                          &memo.decide, &PyTuple_Type, &needles.folded, &PyTuple_Type, &needles.exact,
+    if (!PyArg_ParseTuple(args, "y*ppO!OO!O!O!O!O!OOpp", &data, &quads, &stop_on_error, &PyDict_Type, &memo.memo,
+                          &memo.decide, &PyTuple_Type, &memo.schemes, &PyTuple_Type, &needles.folded, &PyTuple_Type, &needles.exact,
                           &PyTuple_Type, &bare_predicates, &PyTuple_Type, &slow_predicates, &slow, &bad,
                           &all_slow, &rewrite_predicates)) {
         return NULL;
@@ -611,16 +627,10 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
             if (value != Py_None) {
                 if (count(&memo, value, index) < 0) {
                     failed = 1;
-                } else if (!PyObject_IsTrue(PyTuple_GET_ITEM(value, 1)) && PyTuple_GET_ITEM(value, 0) != Py_None) {
-                    PyObject *new_raw = PyTuple_GET_ITEM(value, 0);
-                    if (!PyBytes_Check(new_raw)) {
-                        PyErr_SetString(PyExc_TypeError, "a replacement must be bytes");
-                        failed = 1;
-                    } else {
-                        Py_INCREF(new_raw);
-                        replacement[index_] = new_raw;
-                        changed = 1;
-                    }
+                } else if (PyBytes_Check(value)) {
+                    Py_INCREF(value);
+                    replacement[index_] = value; /* written from its second byte */
+                    changed = 1;
                 }
             }
             Py_DECREF(value);
@@ -644,8 +654,8 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
                         break;
                     }
                     if (replacement[index_] != NULL) {
-                        failed = buffer_add(&out, PyBytes_AS_STRING(replacement[index_]),
-                                            PyBytes_GET_SIZE(replacement[index_])) < 0;
+                        failed = buffer_add(&out, PyBytes_AS_STRING(replacement[index_]) + 1,
+                                            PyBytes_GET_SIZE(replacement[index_]) - 1) < 0;
                     } else {
                         failed = buffer_add(&out, (const char *)line + terms.start[index_],
                                             terms.stop[index_] - terms.start[index_]) < 0;
@@ -685,8 +695,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"scan_block", scan_block, METH_VARARGS,
-     "scan_block(data, quads, stop_on_error, memo, decide, folded, exact, bare_predicates, slow_predicates,\n"
-     "           slow, bad, all_slow, rewrite_predicates)\n"
+     "scan_block(data, quads, stop_on_error, memo, decide, schemes, folded, exact, bare_predicates,\n"
+     "           slow_predicates, slow, bad, all_slow, rewrite_predicates)\n"
      "-> (output, lines, written, statements, rewritten_statements, counts, invalid)\n\n"
      "The per-line loop of ldids.stream.process_block; see ldids/stream.py."},
     {NULL, NULL, 0, NULL},

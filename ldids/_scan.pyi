@@ -9,6 +9,7 @@ def scan_block(
     stop_on_error: bool,
     memo: dict[bytes, Any],
     decide: Callable[[bytes, bytes, bytes | None, bool], Any],
+    schemes: tuple[str, ...],
     folded: tuple[bytes, ...],
     exact: tuple[bytes, ...],
     bare_predicates: tuple[bytes, ...],

@@ -221,10 +221,11 @@ class BlockResult:
 _Entry = tuple["str | None", "str | None", "tuple[Problem, ...] | None", tuple[str, ...]]
 _NOT_AN_IDENTIFIER: _Entry = (None, None, None, ())
 _Known = tuple["str | None", "str | None", "tuple[Problem, ...] | None"]
-# What the compiled loop keeps per key (ldids/_scan.c): None for no identifier, else (the
-# replacement as bytes or None, False, scheme), or (None, True, scheme, problems, the
-# term's text) for an invalid identifier.
-_Value = tuple["bytes | None", bool, str] | tuple[None, bool, str, tuple[Problem, ...], str] | None
+# What the compiled loop keeps per key (ldids/_scan.c): None for no identifier; for a valid
+# identifier rewritten, one byte (the scheme's index in _Worker.schemes) then the
+# replacement, a single object as the commonest entry should be; (None, False, scheme) for
+# one already canonical; (None, True, scheme, problems, the term's text) for an invalid one.
+_Value = bytes | tuple[None, bool, str] | tuple[None, bool, str, tuple[Problem, ...], str] | None
 _SAME_AS = f"<{passes.SAME_AS}>"
 
 
@@ -254,6 +255,8 @@ class _Worker:
         self.exact = re.compile("|".join(re.escape(p) for p in self.exact_needles)) if self.exact_needles else None
         self.byte_memo: dict[bytes, _Value] = {}
         self._unchanged: dict[str, _Value] = {}
+        self.schemes = config.registry.names
+        self._scheme_byte = {name: bytes([index]) for index, name in enumerate(self.schemes)}
         # What the compiled loop matches, as bytes: folded and exact needles, bare-form
         # predicates, and the predicates whose statements the passes see whole.
         self.scan_folded = _encoded(self.folded)
@@ -355,7 +358,7 @@ class _Worker:
             elif new_raw is None:
                 value = self._unchanged.setdefault(scheme, (None, False, scheme))  # one per scheme
             else:
-                value = (new_raw.encode(), False, scheme)
+                value = self._scheme_byte[scheme] + new_raw.encode()
         if len(self.byte_memo) >= self.settings.identifier_cache:
             passes.evict_oldest_half(self.byte_memo)
         self.byte_memo[key] = value
@@ -515,6 +518,7 @@ def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
         settings.on_error == "stop",
         worker.byte_memo,
         worker.decide_bytes,
+        worker.schemes,
         worker.scan_folded,
         worker.scan_exact,
         worker.scan_bare,
