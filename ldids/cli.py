@@ -21,9 +21,9 @@ from ldids.registry import PRECEDENCE, Inspection, Registry
 
 if TYPE_CHECKING:
     from ldids.dumps import DumpSummary
+    from ldids.files import Format
     from ldids.ntriples import Quad
     from ldids.passes import Finding, Result
-    from ldids.rdfio import Format
     from ldids.stream import Settings
 
 # The graph commands import rdflib, pyshacl and lxml when they run: `ldids inspect` and
@@ -318,26 +318,26 @@ class _UsageError(LdidsError):
 
 
 def _output_format(option: str | None, output: str, fallback: Format | None) -> Format:
-    from ldids import rdfio
+    from ldids import files
 
     if option:
-        return rdfio.resolve_format(option)
+        return files.resolve_format(option)
     if output != "-":
         try:
-            return rdfio.guess_format(output)
+            return files.guess_format(output)
         except InputError:
             pass
-    return fallback if fallback is not None and fallback.writable else rdfio.resolve_format("turtle")
+    return fallback if fallback is not None and fallback.writable else files.resolve_format("turtle")
 
 
 def _input_format(option: str | None, inputs: list[str]) -> Format | None:
     """The input format named, or told by the first input's extension (for the default output format)."""
-    from ldids import rdfio
+    from ldids import files
 
     if option:
-        return rdfio.resolve_format(option)
+        return files.resolve_format(option)
     try:
-        return rdfio.guess_format(inputs[0]) if inputs[0] != "-" else None
+        return files.guess_format(inputs[0]) if inputs[0] != "-" else None
     except InputError:
         return None
 
@@ -347,11 +347,11 @@ _LINE_FORMATS = ("nt", "nquads")
 
 def _streams(args: argparse.Namespace, inputs: list[str]) -> tuple[bool, bool]:
     """(stream this run?, as N-Quads?): line formats in and out, named or told by extensions."""
-    from ldids import rdfio
+    from ldids import files
 
     try:
-        named = [rdfio.resolve_format(args.input_format)] * len(inputs) if args.input_format else None
-        given = named or [rdfio.guess_format(path) for path in inputs if path != "-"]
+        named = [files.resolve_format(args.input_format)] * len(inputs) if args.input_format else None
+        given = named or [files.guess_format(path) for path in inputs if path != "-"]
     except InputError:
         return False, False
     if len(given) != len(inputs) or not all(fmt.name in _LINE_FORMATS for fmt in given):
@@ -446,15 +446,15 @@ def _normalize_store(args: argparse.Namespace) -> int:
 
 
 def _normalize(args: argparse.Namespace, out: TextIO) -> int:
-    from ldids import passes, rdfio
-    from ldids.config import Config
-
     if args.sparql:
         return _normalize_store(args)
     inputs = args.inputs or ["-"]
     streamed, quads = _streams(args, inputs)
     if streamed:
-        return _normalize_dump(args, inputs, quads)
+        return _normalize_dump(args, inputs, quads)  # imports no rdflib: dumps start fast
+    from ldids import passes, rdfio
+    from ldids.config import Config
+
     config = Config.from_toml(args.config) if args.config else Config()
     data = rdfio.read(inputs, rdfio.resolve_format(args.input_format) if args.input_format else None)
     fmt = _output_format(args.output_format, args.output, _input_format(args.input_format, inputs))

@@ -33,12 +33,14 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, BinaryIO, Protocol
+from typing import IO, TYPE_CHECKING, BinaryIO, Protocol
 
 from ldids.errors import InputError
-from ldids.passes import Crosswalk
-from ldids.rdfio import atomic_output
+from ldids.files import atomic_output
 from ldids.stream import BadLine, BlockResult, Settings, SortedUnique, blocks, difference, new_run, process_block
+
+if TYPE_CHECKING:
+    from ldids.passes import Crosswalk
 
 __all__ = ["DumpSummary", "crosswalk_line", "normalize_dump"]
 
@@ -303,6 +305,8 @@ def normalize_dump(
                 if linked is not stream:
                     linked.close()
         if crosswalk is not None:
+            from ldids.passes import Crosswalk
+
             with atomic_output(crosswalk) as stream:
                 stream.write((",".join(Crosswalk.FIELDS) + "\n").encode())
                 for line in found_rows:

@@ -7,13 +7,15 @@ crosswalk and the line-based outputs need N-Triples, so it is written here.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from rdflib.term import BNode, Literal, Node, URIRef
+if TYPE_CHECKING:
+    from rdflib.term import Node
 
 __all__ = ["Quad", "iri", "literal", "quad_line", "term"]
 
 #: (subject, predicate, object, graph); graph None is the default graph.
-Quad = tuple[Node, Node, Node, "Node | None"]
+Quad = tuple["Node", "Node", "Node", "Node | None"]
 
 _STRING_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}
 
@@ -48,6 +50,10 @@ def term(node: Node) -> str:
     >>> term(Literal("a\\"b", lang="en"))
     '"a\\\\"b"@en'
     """
+    # Imported here: writing N-Triples text (iri, literal) needs no rdflib, and a streamed
+    # dump that never builds an RDF term never pays for importing it.
+    from rdflib.term import BNode, Literal, URIRef
+
     if isinstance(node, URIRef):
         return iri(str(node))
     if isinstance(node, BNode):

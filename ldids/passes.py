@@ -14,20 +14,24 @@ dump, in the HTTP service and on distributed workers (DESIGN.md §3).
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from typing import Literal as Kind
 
-from rdflib.namespace import OWL, XSD
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from ldids import pid as pid_module
-from ldids import poi as poi_module
 from ldids.config import Config
-from ldids.errors import ParseError, Problem
+from ldids.decisions import (
+    IDENTIFIER_DATATYPE_IRIS,
+    SAME_AS_IRI,
+    evict_oldest_half,
+    fedora_object_of_poi,
+    form_links,
+    identify,
+)
+from ldids.errors import Problem
 from ldids.ntriples import Quad, quad_line, term
 
 __all__ = [
@@ -55,11 +59,9 @@ __all__ = [
 ]
 
 Position = Kind["subject", "predicate", "object", "graph"]
-SAME_AS = OWL.sameAs
+SAME_AS = URIRef(SAME_AS_IRI)
 # Literals whose whole lexical form may be an identifier (DESIGN.md §2). Language-tagged
 # literals are text in a language, not identifiers, and are left alone.
-#: The same datatypes as IRI texts, for callers working on N-Triples text.
-IDENTIFIER_DATATYPE_IRIS = frozenset({str(XSD.string), str(XSD.anyURI)})
 _IDENTIFIER_DATATYPES = frozenset({None, *(URIRef(iri) for iri in IDENTIFIER_DATATYPE_IRIS)})
 
 
@@ -103,13 +105,6 @@ _Known = tuple[str, Node | None] | tuple[str, tuple[Problem, ...]] | None
 
 def key_is_literal(node: Node) -> bool:
     return type(node) is Literal or (type(node) is not URIRef and isinstance(node, Literal))
-
-
-def evict_oldest_half(table: dict[Any, Any]) -> None:
-    """Make room in a bounded cache: forget the older half (dicts keep insertion order),
-    so the identifiers a dump is repeating right now stay known."""
-    for key in list(itertools.islice(table, len(table) // 2)):
-        del table[key]
 
 
 class TermCache:
@@ -162,38 +157,6 @@ class TermCache:
         if is_literal and not config.literals_to_iris:
             return scheme, None if canonical is None else Literal(canonical, datatype=node.datatype)  # type: ignore[attr-defined]
         return scheme, None if canonical is None and not is_literal else URIRef(canonical or str(node))
-
-
-def identify(
-    text: str, is_literal: bool, predicate: str | None, config: Config
-) -> tuple[str, str | None] | tuple[str, tuple[Problem, ...]] | None:
-    """What one term's text is: None (no identifier), (scheme, its canonical form, or None if
-    the text already is), or (scheme, problems) for an invalid identifier.
-
-    ``predicate`` is the predicate of a literal object (bare forms are identifiers only
-    under the configured predicates, DESIGN.md §2); the caller has ruled out
-    language-tagged literals and datatypes other than xsd:string and xsd:anyURI.
-    """
-    registry = config.registry
-    scheme = registry.detect(text, bare=False)
-    if scheme is None:
-        # Bare forms only where configuration says so (DESIGN.md §2).
-        if is_literal and predicate is not None:
-            if predicate in config.bare_pid_predicates and pid_module.claims(text):
-                scheme = registry["fedora-pid"]
-            elif predicate in config.bare_handle_predicates:
-                scheme = registry["handle"]
-        if scheme is None and config.pid_namespaces and pid_module.claims(text):
-            namespace = text.split(":", 1)[0].split("%", 1)[0]
-            if namespace in config.pid_namespaces:
-                scheme = registry["fedora-pid"]
-        if scheme is None:
-            return None
-    try:
-        canonical = scheme.canonical(text)
-    except ParseError as error:
-        return scheme.name, tuple(error.problems)
-    return scheme.name, None if canonical == text else canonical
 
 
 def rewrite(quads: Iterable[Quad], config: Config, cache: TermCache | None = None) -> Iterator[Step]:
@@ -273,11 +236,6 @@ def form_link(original: Node, canonical: Node, config: Config) -> Quad | None:
     return (canonical if isinstance(canonical, URIRef) else URIRef(str(canonical)), SAME_AS, URIRef(text), None)
 
 
-def form_links(original: str, is_iri: bool, canonical: str, config: Config) -> bool:
-    """:func:`form_link` on texts: does rewriting ``original`` to ``canonical`` call for a link?"""
-    return original != canonical and (is_iri or config.registry.detect(original, bare=False) is not None)
-
-
 def fedora_link(node: Node, config: Config) -> Quad | None:
     """owl:sameAs from a POI in a namespace served by Fedora to the object its PID names."""
     if not isinstance(node, URIRef | Literal):
@@ -304,20 +262,6 @@ def identity_link(quad: Quad, config: Config) -> Quad | None:
 def _is_identifier(text: str, config: Config) -> bool:
     scheme = config.registry.detect(text, bare=False)
     return scheme is not None and not scheme.check(text)
-
-
-def fedora_object_of_poi(text: str, config: Config) -> str | None:
-    """The info:fedora IRI of the object a POI names, if the POI's namespace is served by
-    Fedora (``config.fedora_oai_namespaces``) and its local part is a PID."""
-    if not text.startswith(poi_module.POI_PREFIX):
-        return None
-    try:
-        value = poi_module.parse(text)
-    except ParseError:
-        return None
-    if value.namespace not in config.fedora_oai_namespaces or pid_module.check(value.local):
-        return None
-    return pid_module.parse(value.local).iri
 
 
 @dataclass

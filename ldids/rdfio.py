@@ -15,16 +15,13 @@ import gzip
 import hashlib
 import io
 import json
-import os
-import re
 import sys
-import tempfile
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import rdflib
 from lxml import etree
@@ -35,6 +32,7 @@ from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids import foxml, oaipmh, safexml
 from ldids.errors import InputError
+from ldids.files import FORMATS, Format, atomic_output, guess_format, resolve_format
 from ldids.namespace import LDIDS
 from ldids.ntriples import Quad, quad_line, term
 from ldids.passes import Crosswalk
@@ -61,75 +59,7 @@ __all__ = [
 rdflib.NORMALIZE_LITERALS = False
 
 
-@dataclass(frozen=True)
-class Format:
-    name: str  # as rdflib names it (or ours: foxml, oai-pmh)
-    extensions: tuple[str, ...]
-    media_types: tuple[str, ...]
-    quads: bool = False  # holds named graphs
-    writable: bool = True
-
-
-FORMATS: tuple[Format, ...] = (
-    Format("turtle", (".ttl",), ("text/turtle", "application/x-turtle")),
-    Format("nt", (".nt",), ("application/n-triples",)),
-    Format("nquads", (".nq",), ("application/n-quads",), quads=True),
-    Format("trig", (".trig",), ("application/trig",), quads=True),
-    Format("xml", (".rdf", ".owl"), ("application/rdf+xml",)),
-    Format("json-ld", (".jsonld",), ("application/ld+json",), quads=True),
-    Format("foxml", (".foxml",), ("application/fedora-foxml+xml",), writable=False),
-    Format("oai-pmh", (), ("application/oai-pmh+xml",), writable=False),
-)
-_BY_NAME = {f.name: f for f in FORMATS}
-_ALIASES = {
-    "ttl": "turtle", "n3": "turtle", "ntriples": "nt", "n-triples": "nt", "nq": "nquads", "n-quads": "nquads",
-    "rdfxml": "xml", "rdf/xml": "xml", "rdf": "xml", "jsonld": "json-ld", "json": "json-ld", "oaipmh": "oai-pmh",
-}  # fmt: skip
 _COMPRESSION = {".gz": gzip.decompress, ".bz2": bz2.decompress}
-
-
-def resolve_format(name: str) -> Format:
-    """A format by name, alias or MIME type; raises InputError naming the known ones."""
-    key = name.strip().lower().split(";", 1)[0].strip()
-    key = _ALIASES.get(key, key)
-    if key in _BY_NAME:
-        return _BY_NAME[key]
-    for candidate in FORMATS:
-        if key in candidate.media_types:
-            return candidate
-    known = ", ".join(f.name for f in FORMATS)
-    raise InputError(f"unknown format {name!r}; known: {known} (or their MIME types)")
-
-
-def guess_format(path: str, data: bytes | None = None) -> Format:
-    """The format of a file from its extension (after .gz/.bz2), else from its content."""
-    name = path.lower()
-    for suffix in _COMPRESSION:
-        name = name.removesuffix(suffix)
-    for candidate in FORMATS:
-        if name.endswith(candidate.extensions):
-            return candidate
-    if data is not None:
-        sniffed = _sniff(data)
-        if sniffed is not None:
-            return sniffed
-    raise InputError(
-        "cannot tell the format; name it with -i (turtle, nt, nquads, trig, xml, json-ld, foxml, oai-pmh)", source=path
-    )
-
-
-def _sniff(data: bytes) -> Format | None:
-    head = data[:4096].lstrip()
-    if head.startswith(b"<"):
-        for marker, name in ((b"digitalObject", "foxml"), (b"OAI-PMH", "oai-pmh"), (b"RDF", "xml")):
-            if re.search(rb"<(?:[\w.-]+:)?" + marker + rb"[\s>/]", head):
-                return _BY_NAME[name]
-        return None
-    if head.startswith((b"{", b"[")):
-        return _BY_NAME["json-ld"]
-    if head.startswith((b"@prefix", b"@base", b"PREFIX", b"prefix")):
-        return _BY_NAME["turtle"]
-    return None
 
 
 @contextmanager
@@ -411,36 +341,6 @@ def _sorted_json_ld(data: bytes) -> bytes:
     return json.dumps(canonical(json.loads(data)), indent=2, sort_keys=True, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
-def _umask() -> int:
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
-
-
-@contextmanager
-def atomic_output(path: str) -> Iterator[IO[bytes]]:
-    """A binary stream that becomes ``path`` only if the block ends without an error.
-
-    ``-`` is standard output. Elsewhere the data goes to a temporary file beside ``path``
-    and is renamed into place at the end, so a failed run leaves no half-written output.
-    """
-    if path == "-":
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
-        return
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            yield stream
-        # mkstemp makes the file private (0600); an output gets the usual mode, umask applied.
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 # -- The crosswalk -----------------------------------------------------------------------
 
 
@@ -507,7 +407,7 @@ def read_crosswalk(path: str) -> list[Crosswalk]:
     try:
         graph.parse(data=data, format="nt")
     except Exception as error:
-        raise _syntax_error(error, data, _BY_NAME["nt"], path) from error
+        raise _syntax_error(error, data, resolve_format("nt"), path) from error
     rows = []
     for node in sorted(
         set(graph.subjects(RDF.type, LDIDS.Rewrite)) | set(graph.subjects(RDF.type, LDIDS.Link)), key=str

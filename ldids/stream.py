@@ -27,16 +27,24 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import IO, NamedTuple
+from typing import IO, TYPE_CHECKING, NamedTuple
 from typing import Literal as Kind
 
-from rdflib.term import BNode, Literal, Node, URIRef
-
-from ldids import passes
+from ldids import decisions
 from ldids._chars import ascii_lower
 from ldids.config import Config
+from ldids.decisions import evict_oldest_half
 from ldids.errors import Problem
 from ldids.ntriples import Quad, iri, literal, quad_line, term
+
+if TYPE_CHECKING:
+    from rdflib.term import Node
+
+    from ldids import passes
+
+# rdflib and the graph passes are imported where the rare lines that need RDF terms are
+# handled (owl:sameAs and identity statements, crosswalks, problem texts), not here: a dump
+# of ordinary lines never builds a term, and never pays ~0.2 s to import them.
 
 _scan: ModuleType | None
 try:
@@ -127,6 +135,8 @@ def _unescape(text: str) -> str:
 
 
 def _parse_term(raw: str) -> Node:
+    from rdflib.term import BNode, Literal, URIRef
+
     if raw[0] == "<":
         return URIRef(_unescape(raw[1:-1]))
     if raw[0] == "_":
@@ -226,7 +236,7 @@ _Known = tuple["str | None", "str | None", "tuple[Problem, ...] | None"]
 # replacement, a single object as the commonest entry should be; (None, False, scheme) for
 # one already canonical; (None, True, scheme, problems, the term's text) for an invalid one.
 _Value = bytes | tuple[None, bool, str] | tuple[None, bool, str, tuple[Problem, ...], str] | None
-_SAME_AS = f"<{passes.SAME_AS}>"
+_SAME_AS = f"<{decisions.SAME_AS_IRI}>"
 
 
 class _Worker:
@@ -235,7 +245,7 @@ class _Worker:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         config = settings.config
-        self.identifiers = passes.TermCache(config, size=settings.identifier_cache)
+        self._identifiers: passes.TermCache | None = None
         self.terms: dict[str, Node] = {}
         self.memo: dict[tuple[str, str | None, bool], _Known] = {}
         # Links of the terms decided since the last block ended (see Settings.run).
@@ -264,6 +274,15 @@ class _Worker:
         self.scan_bare = _encoded(sorted(self.bare_predicates))
         self.scan_slow = _encoded(sorted({_SAME_AS, *self.identity_predicates}))
 
+    @property
+    def identifiers(self) -> passes.TermCache:
+        """The graph passes' cache of decisions on RDF terms (for whole statements)."""
+        if self._identifiers is None:
+            from ldids import passes
+
+            self._identifiers = passes.TermCache(self.settings.config, size=self.settings.identifier_cache)
+        return self._identifiers
+
     def is_candidate(self, line: str) -> bool:
         """Might this line (or raw term) hold an identifier? False means certainly not."""
         if self.prefixes.search(line) is not None:
@@ -278,7 +297,7 @@ class _Worker:
         node = self.terms.get(raw)
         if node is None:
             if len(self.terms) >= self.settings.term_cache:
-                passes.evict_oldest_half(self.terms)
+                evict_oldest_half(self.terms)
             node = self.terms[raw] = _parse_term(raw)
         return node
 
@@ -299,7 +318,7 @@ class _Worker:
             new_raw, scheme, problems, links = self.decide(raw, relevant, linkable)
             self.new_links.extend(links)
             if len(self.memo) >= self.settings.identifier_cache:
-                passes.evict_oldest_half(self.memo)
+                evict_oldest_half(self.memo)
             known = self.memo[key] = (new_raw, scheme, problems)
         return known
 
@@ -316,13 +335,13 @@ class _Worker:
             if rest[:1] == "@":
                 return _NOT_AN_IDENTIFIER  # text in a language, not an identifier (DESIGN.md §2)
             datatype = _unescape(rest[3:-1]) if rest else None
-            if datatype is not None and datatype not in passes.IDENTIFIER_DATATYPE_IRIS:
+            if datatype is not None and datatype not in decisions.IDENTIFIER_DATATYPE_IRIS:
                 return _NOT_AN_IDENTIFIER
             text, is_literal = _unescape(raw[1:close]), True
         else:
             return _NOT_AN_IDENTIFIER  # a blank node
         predicate = None if bare_predicate is None else _unescape(bare_predicate[1:-1])
-        found = passes.identify(text, is_literal, predicate, config)
+        found = decisions.identify(text, is_literal, predicate, config)
         if found is None:
             return _NOT_AN_IDENTIFIER
         scheme, outcome = found
@@ -335,12 +354,12 @@ class _Worker:
         else:
             new_raw = None if outcome is None and not is_literal else canonical_iri
         links: tuple[str, ...] = ()
-        if new_raw is not None and passes.form_links(text, not is_literal, canonical, config):
+        if new_raw is not None and decisions.form_links(text, not is_literal, canonical, config):
             # An IRI written without escapes is already in the form iri() writes.
             written = raw if first == "<" and "\\" not in raw else iri(text)
             links = (f"{canonical_iri} {_SAME_AS} {written} .",)
         if linkable and config.fedora_oai_namespaces:
-            fedora = passes.fedora_object_of_poi(canonical, config)
+            fedora = decisions.fedora_object_of_poi(canonical, config)
             if fedora is not None:
                 links += (f"{canonical_iri} {_SAME_AS} {iri(fedora)} .",)
         return (new_raw, scheme, None, links)
@@ -360,7 +379,7 @@ class _Worker:
             else:
                 value = self._scheme_byte[scheme] + new_raw.encode()
         if len(self.byte_memo) >= self.settings.identifier_cache:
-            passes.evict_oldest_half(self.byte_memo)
+            evict_oldest_half(self.byte_memo)
         self.byte_memo[key] = value
         return value
 
@@ -586,6 +605,8 @@ def _term_by_term(worker: _Worker, pieces: list[str | None], number: int, result
 def _whole_statement(worker: _Worker, pieces: list[str | None], number: int, result: BlockResult) -> str | None:
     """owl:sameAs and identity-predicate lines, or with a crosswalk to record: the passes on
     the whole statement. Unchanged terms keep their raw text, as on the common path."""
+    from ldids import passes
+
     settings = worker.settings
     quad: Quad = tuple(None if raw is None else worker.term(raw) for raw in pieces)  # type: ignore[assignment]
     step = passes.rewrite_quad(quad, worker.identifiers)

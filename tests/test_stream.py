@@ -368,3 +368,17 @@ def test_every_way_in_gives_the_same_bytes_and_line_numbers(how: str, tmp_path: 
     assert two.problem_samples == one.problem_samples
     assert one.problem_samples[-1].startswith("line 402: invalid info-fedora identifier")
     assert two.to_json() | {"seconds": 0} == one.to_json() | {"seconds": 0}
+
+
+def test_a_dump_of_ordinary_lines_imports_no_rdflib(tmp_path: Path) -> None:
+    """rdflib costs ~0.2 s a start; a dump builds RDF terms only for the rare lines that
+    need them (owl:sameAs, identity predicates, crosswalks, problem texts)."""
+    source = dump(tmp_path, 200)
+    script = (
+        "import sys; from ldids.cli import main; "
+        f"code = main(['normalize', {str(source)!r}, '-o', {str(tmp_path / 'out.nt')!r}, '-q', '--workers', '1']); "
+        "print(code, sorted(name for name in sys.modules if name.split('.')[0] in ('rdflib', 'pyshacl')))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0", "[]"]
+    assert "owl#sameAs" in (tmp_path / "out.nt").read_text()  # it did rewrite and link
