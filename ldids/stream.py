@@ -1,16 +1,21 @@
 """N-Triples and N-Quads dumps as streams: constant memory, every core, the same passes.
 
 A dump is cut into blocks of whole lines; :func:`process_block` turns one block into its
-output and side results, and runs unchanged in this process, in a pool of worker
-processes, or on Dask workers, so every way of running gives the same bytes.
+output and side results, and runs unchanged in this process, in worker processes, or on
+Dask workers, so every way of running gives the same bytes.
 
 Inside a block each line is checked against the N-Triples/N-Quads statement grammar
-(RDF 1.1 N-Triples §7, N-Quads §7) with one regular expression. Most lines of a dump hold
-no identifier: a line in which no identifier prefix occurs is written out exactly as it
-came, without building a single RDF term. The other lines become quads of rdflib terms
-(parsed terms are cached: dumps repeat the same IRIs very many times) and go through
-:func:`ldids.passes.rewrite_quad` and :func:`ldids.passes.links`; a line whose statement
-did not change is also written out as it came.
+(RDF 1.1 N-Triples §7, N-Quads §7). Most lines of a dump hold no identifier: a line in
+which no identifier prefix occurs (in any ASCII case) is copied as it came. In the others,
+each term that may be an identifier is decided on its text by the passes' own functions
+(:mod:`ldids.decisions`), once per run and process, and the line is rewritten term by
+term from the remembered decisions; an unchanged line is copied as it came. Lines the
+passes must see whole (owl:sameAs and identity statements, or every line when a crosswalk
+is kept) go through :func:`ldids.passes.rewrite_quad` and :func:`ldids.passes.links` on
+rdflib terms.
+
+The per-line loop is compiled (``ldids/_scan.c``); the loop here in Python is its
+reference, and tests/test_scan.py holds the two equal.
 """
 
 from __future__ import annotations
