@@ -196,24 +196,25 @@ def _results(
     parts: str,
     workers: int,
     block_size: int,
-) -> Iterator[tuple[BlockResult, str | None]]:
+) -> Iterator[tuple[BlockResult, str | None, int | None]]:
     """Each block's result in input order, with the part file holding its output (None:
-    the output is in the result). Line numbers are local to the block."""
+    the output is in the result) and where in the file the block ends (None: where
+    ``source`` is). Line numbers are local to the block."""
     if pool is None:
         for data, _ in blocks(source, block_size):
-            yield process_block(data, 1, settings), None
+            yield process_block(data, 1, settings), None, None
         return
     seekable = path != "-" and not path.lower().endswith((".gz", ".bz2")) and os.path.isfile(path)
-    window: deque[tuple[Future[BlockResult], str]] = deque()
+    window: deque[tuple[Future[BlockResult], str, int | None]] = deque()
     for index, chunk in enumerate(_chunks(path, source, size, seekable, block_size)):
         part = os.path.join(parts, f"part-{index}")
-        window.append((pool.submit(_run_chunk, chunk, settings, part), part))
+        window.append((pool.submit(_run_chunk, chunk, settings, part), part, chunk.stop if seekable else None))
         if len(window) >= 2 * workers:
-            future, part = window.popleft()
-            yield future.result(), part
+            future, part, end = window.popleft()
+            yield future.result(), part, end
     while window:
-        future, part = window.popleft()
-        yield future.result(), part
+        future, part, end = window.popleft()
+        yield future.result(), part, end
 
 
 def crosswalk_line(row: Crosswalk) -> str:
@@ -268,7 +269,7 @@ def normalize_dump(
             lines_before = 0  # in this file, before the block
             with ExitStack() as files:
                 source, raw, size = _open_input(path, files)
-                for result, part in _results(path, source, size, settings, pool, parts, workers, block_size):
+                for result, part, end in _results(path, source, size, settings, pool, parts, workers, block_size):
                     summary.add(result, lines_before)
                     if result.bad:
                         if settings.on_error == "stop":
@@ -293,7 +294,10 @@ def normalize_dump(
                     found_links.add_all(result.links)
                     present.add_all(result.same_as)
                     found_rows.add_all(crosswalk_line(row) for row in result.crosswalk)
-                    meter.update(summary.lines_in, raw.tell() if size is not None else 0, size)
+                    if size is not None:
+                        meter.update(summary.lines_in, raw.tell() if end is None else end, size)
+                    else:
+                        meter.update(summary.lines_in, 0, None)
         # A link already in the data is not written again: a second run changes nothing.
         new_links = difference(found_links, present)
         if links == "inline":

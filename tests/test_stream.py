@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import settings as examples
 from hypothesis import strategies as st
 
-from ldids import passes, rdfio
+from ldids import dumps, passes, rdfio
 from ldids.config import Config
 from ldids.dumps import _read_range, normalize_dump
 from ldids.errors import InputError
@@ -382,3 +382,24 @@ def test_a_dump_of_ordinary_lines_imports_no_rdflib(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["0", "[]"]
     assert "owl#sameAs" in (tmp_path / "out.nt").read_text()  # it did rewrite and link
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_counts_the_bytes_read(workers: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[int, int, int | None]] = []
+
+    class Recorder:
+        def __init__(self, enabled: bool) -> None:
+            pass
+
+        def update(self, lines: int, done: int, total: int | None, final: bool = False) -> None:
+            if not final:
+                seen.append((lines, done, total))
+
+    monkeypatch.setattr(dumps, "_Progress", Recorder)
+    source = dump(tmp_path, 300)
+    normalize_dump([str(source)], str(tmp_path / "out.nt"), Settings(Config()), workers=workers, block_size=2048)
+    size = source.stat().st_size
+    assert len(seen) > 3
+    assert [done for _, done, _ in seen] == sorted(done for _, done, _ in seen)
+    assert seen[-1] == (300, size, size)
