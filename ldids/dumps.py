@@ -33,7 +33,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, BinaryIO, Protocol
+from typing import IO, TYPE_CHECKING, BinaryIO, Protocol, cast
 
 from ldids.errors import InputError
 from ldids.files import atomic_output
@@ -85,20 +85,20 @@ class DumpSummary:
         }
 
 
-def _open_input(path: str, stack: ExitStack) -> tuple[BinaryIO, BinaryIO, int | None]:
+def _open_input(path: str, stack: ExitStack) -> tuple[io.BufferedIOBase, BinaryIO, int | None]:
     """(decompressed stream, raw stream for progress, raw size if known), closed by ``stack``."""
     if path == "-":
-        return sys.stdin.buffer, sys.stdin.buffer, None
+        return cast(io.BufferedIOBase, sys.stdin.buffer), sys.stdin.buffer, None  # a BufferedReader
     try:
-        raw: BinaryIO = stack.enter_context(open(path, "rb"))  # noqa: SIM115
+        raw = stack.enter_context(open(path, "rb"))  # noqa: SIM115
     except OSError as error:
         raise InputError(error.strerror or str(error), source=path) from error
     size = os.fstat(raw.fileno()).st_size
     lowered = path.lower()
     if lowered.endswith(".gz"):
-        return stack.enter_context(gzip.GzipFile(fileobj=raw)), raw, size  # type: ignore[return-value]
+        return stack.enter_context(gzip.GzipFile(fileobj=raw)), raw, size
     if lowered.endswith(".bz2"):
-        return stack.enter_context(bz2.BZ2File(raw)), raw, size  # type: ignore[return-value]
+        return stack.enter_context(bz2.BZ2File(raw)), raw, size
     return raw, raw, size
 
 
@@ -178,7 +178,9 @@ def _run_chunk(chunk: _Chunk, settings: Settings, part: str) -> BlockResult:
     return replace(result, output=b"")
 
 
-def _chunks(path: str, source: BinaryIO, size: int | None, seekable: bool, block_size: int) -> Iterator[_Chunk]:
+def _chunks(
+    path: str, source: io.BufferedIOBase, size: int | None, seekable: bool, block_size: int
+) -> Iterator[_Chunk]:
     if seekable and size is not None:
         for start in range(0, size, block_size):
             yield _Chunk(path, start, min(start + block_size, size))
@@ -189,7 +191,7 @@ def _chunks(path: str, source: BinaryIO, size: int | None, seekable: bool, block
 
 def _results(
     path: str,
-    source: BinaryIO,
+    source: io.BufferedIOBase,
     size: int | None,
     settings: Settings,
     pool: ProcessPoolExecutor | None,

@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import IO, TYPE_CHECKING, NamedTuple
+from typing import IO, TYPE_CHECKING, NamedTuple, Protocol
 from typing import Literal as Kind
 
 from ldids import decisions
@@ -669,16 +669,40 @@ class BlockCutter:
         return block, self._line
 
 
-def blocks(stream: IO[bytes], size: int = 1 << 22) -> Iterator[tuple[bytes, int]]:
-    """Blocks of whole lines (about ``size`` bytes) and the number of each block's first line."""
-    cutter = BlockCutter()
-    while chunk := stream.read(size):
-        found = cutter.feed(chunk)
-        if found is not None:
-            yield found
-    last = cutter.end()
-    if last is not None:
-        yield last
+class Readable(Protocol):
+    """A binary stream blocks() can read: files, standard input, gzip and bz2 files, BytesIO."""
+
+    def readinto(self, buffer: memoryview, /) -> int | None: ...
+
+
+def blocks(stream: Readable, size: int = 1 << 22) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines (about ``size`` bytes) and the number of each block's first line.
+
+    The stream is read into one buffer, used again for every block: a fresh block-sized
+    object for each read and each cut costs more in page faults than the copying (a third
+    of the cutting time at 2 MiB blocks)."""
+    buffer = bytearray(size)
+    kept, first = 0, 1  # kept: the unfinished line at the start of the buffer
+    while True:
+        if kept == len(buffer):  # a line longer than the buffer: make room
+            buffer.extend(bytes(len(buffer)))
+        with memoryview(buffer) as view:
+            read = stream.readinto(view[kept:])
+        if not read:
+            if kept:  # the last line, without a line break
+                yield bytes(buffer[:kept]) + b"\n", first
+            return
+        end = kept + read
+        cut = buffer.rfind(b"\n", kept, end)
+        if cut < 0:
+            kept = end
+            continue
+        with memoryview(buffer) as view:
+            block = bytes(view[: cut + 1])
+        buffer[: end - cut - 1] = buffer[cut + 1 : end]
+        kept = end - cut - 1
+        yield block, first
+        first += block.count(b"\n")
 
 
 # -- De-duplicating links and crosswalk rows in bounded memory -----------------------------------

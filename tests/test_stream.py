@@ -403,3 +403,26 @@ def test_progress_counts_the_bytes_read(workers: int, tmp_path: Path, monkeypatc
     assert len(seen) > 3
     assert [done for _, done, _ in seen] == sorted(done for _, done, _ in seen)
     assert seen[-1] == (300, size, size)
+
+
+@examples(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=40),
+    final_newline=st.booleans(),
+    size=st.integers(1, 50),
+    reads=st.integers(1, 7),
+)
+def test_blocks_give_back_every_line_once(lines: list[bytes], final_newline: bool, size: int, reads: int) -> None:
+    """Whatever the block size (lines longer than it too) and however short the reads."""
+    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+
+    class Trickle(io.BytesIO):
+        def readinto(self, buffer: object) -> int:  # type: ignore[override]
+            view = memoryview(buffer)  # type: ignore[arg-type]
+            return super().readinto(view[:reads])
+
+    cut = list(blocks(Trickle(data), size=size))
+    expected = data if not data or data.endswith(b"\n") else data + b"\n"
+    assert b"".join(block for block, _ in cut) == expected
+    assert all(block.endswith(b"\n") for block, _ in cut)
+    assert [first for _, first in cut] == [1 + sum(block.count(b"\n") for block, _ in cut[:i]) for i in range(len(cut))]
