@@ -417,9 +417,8 @@ def test_blocks_give_back_every_line_once(lines: list[bytes], final_newline: boo
     data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
 
     class Trickle(io.BytesIO):
-        def readinto(self, buffer: object) -> int:  # type: ignore[override]
-            view = memoryview(buffer)  # type: ignore[arg-type]
-            return super().readinto(view[:reads])
+        def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+            return super().readinto(buffer[:reads])
 
     cut = list(blocks(Trickle(data), size=size))
     expected = data if not data or data.endswith(b"\n") else data + b"\n"
