@@ -15,7 +15,13 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
+
+#if defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+#define SHARED_DECISIONS 1
+#include <sys/mman.h>
+#endif
 
 /* -- Output buffer ------------------------------------------------------------------------ */
 
@@ -380,6 +386,284 @@ static int one_of(PyObject *texts, const unsigned char *s, Py_ssize_t length) {
     return 0;
 }
 
+/* -- Decisions shared between processes ------------------------------------------------------ */
+
+/* A decision made by one worker process is found by the others at once in a hash table of
+ * anonymous shared memory, made before they fork (Linux, where the workers fork). Entries
+ * are only ever added, and never change once published: an entry is written whole, then
+ * its offset is published in a slot by compare-and-swap (release); readers load slots with
+ * acquire, so they need no lock. A full table takes no more entries (the processes' own
+ * memos still do): its size, fixed when it is made, bounds its memory.
+ *
+ * Layout: the header, `slots` slots of uint64 (0: empty, else 1 + the entry's offset), then
+ * the entries: uint64 hash, uint32 key length, uint32 value length, the key, the value,
+ * padded to 8 bytes. A value is 'N' (not an identifier), 'R' then the memo value (a scheme
+ * byte and the replacement), or 'C' then a scheme byte (valid, already canonical). Invalid
+ * identifiers are not shared: their values carry Python objects. */
+
+typedef struct {
+    uint64_t slots; /* a power of two */
+    uint64_t arena; /* bytes for entries */
+    uint64_t used;  /* bytes of the arena taken (atomic) */
+    uint64_t count; /* entries published (atomic) */
+} SharedHeader;
+
+typedef struct {
+    PyObject_HEAD
+    unsigned char *base;
+    size_t size;
+    PyObject *schemes; /* tuple of scheme names, as the memo values index them */
+} SharedDecisions;
+
+static PyTypeObject SharedDecisionsType;
+
+static uint64_t hash_bytes(const unsigned char *s, Py_ssize_t length) {
+    uint64_t hash = 14695981039346656037ULL; /* FNV-1a */
+    for (Py_ssize_t i = 0; i < length; i++) {
+        hash = (hash ^ s[i]) * 1099511628211ULL;
+    }
+    return hash | 1; /* never 0 */
+}
+
+#ifdef SHARED_DECISIONS
+static SharedHeader *shared_header(SharedDecisions *table) { return (SharedHeader *)table->base; }
+static uint64_t *shared_slots(SharedDecisions *table) { return (uint64_t *)(table->base + sizeof(SharedHeader)); }
+static unsigned char *shared_arena(SharedDecisions *table) {
+    return table->base + sizeof(SharedHeader) + shared_header(table)->slots * sizeof(uint64_t);
+}
+
+/* The value stored for ``key`` (its length in *length), or NULL. */
+static const unsigned char *shared_find(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length,
+                                        uint32_t *length) {
+    SharedHeader *header = shared_header(table);
+    uint64_t *slots = shared_slots(table);
+    unsigned char *arena = shared_arena(table);
+    uint64_t hash = hash_bytes(key, key_length), mask = header->slots - 1;
+    for (uint64_t i = hash & mask, probes = 0; probes <= mask; i = (i + 1) & mask, probes++) {
+        uint64_t slot = __atomic_load_n(&slots[i], __ATOMIC_ACQUIRE);
+        if (slot == 0) {
+            return NULL;
+        }
+        const unsigned char *entry = arena + (slot - 1);
+        uint32_t entry_key, entry_value;
+        memcpy(&entry_key, entry + 8, 4);
+        memcpy(&entry_value, entry + 12, 4);
+        if (memcmp(entry, &hash, 8) == 0 && entry_key == (uint64_t)key_length &&
+            memcmp(entry + 16, key, (size_t)key_length) == 0) {
+            *length = entry_value;
+            return entry + 16 + entry_key;
+        }
+    }
+    return NULL;
+}
+
+/* Adds key -> value; 1 if the table holds it now, 0 if it is full. */
+static int shared_add(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length,
+                      const unsigned char *value, Py_ssize_t value_length) {
+    SharedHeader *header = shared_header(table);
+    uint64_t *slots = shared_slots(table);
+    unsigned char *arena = shared_arena(table);
+    /* At most 70% of the slots are used: probes stay short. */
+    if (__atomic_load_n(&header->count, __ATOMIC_RELAXED) * 10 >= header->slots * 7 || key_length > UINT32_MAX / 2 ||
+        value_length > UINT32_MAX / 2) {
+        return 0;
+    }
+    uint64_t size = (16 + (uint64_t)key_length + (uint64_t)value_length + 7) & ~(uint64_t)7;
+    uint64_t offset = __atomic_fetch_add(&header->used, size, __ATOMIC_RELAXED);
+    if (offset + size > header->arena) {
+        return 0;
+    }
+    unsigned char *entry = arena + offset;
+    uint64_t hash = hash_bytes(key, key_length), mask = header->slots - 1;
+    uint32_t lengths[2] = {(uint32_t)key_length, (uint32_t)value_length};
+    memcpy(entry, &hash, 8);
+    memcpy(entry + 8, lengths, 8);
+    memcpy(entry + 16, key, (size_t)key_length);
+    memcpy(entry + 16 + key_length, value, (size_t)value_length);
+    for (uint64_t i = hash & mask, probes = 0; probes <= mask; i = (i + 1) & mask, probes++) {
+        uint64_t expected = 0;
+        if (__atomic_compare_exchange_n(&slots[i], &expected, offset + 1, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+            __atomic_fetch_add(&header->count, 1, __ATOMIC_RELAXED);
+            return 1;
+        }
+        const unsigned char *other = arena + (expected - 1);
+        uint32_t other_key;
+        memcpy(&other_key, other + 8, 4);
+        if (memcmp(other, &hash, 8) == 0 && other_key == (uint64_t)key_length &&
+            memcmp(other + 16, key, (size_t)key_length) == 0) {
+            return 1; /* another process added it first: the same decision */
+        }
+    }
+    return 0;
+}
+#endif
+
+/* A memo value as a new Python object, from its shared form. */
+static PyObject *value_from_shared(SharedDecisions *table, const unsigned char *value, uint32_t length) {
+    if (length == 1 && value[0] == 'N') {
+        Py_RETURN_NONE;
+    }
+    if (length >= 3 && value[0] == 'R') {
+        return PyBytes_FromStringAndSize((const char *)value + 1, length - 1);
+    }
+    if (length == 2 && value[0] == 'C' && value[1] < PyTuple_GET_SIZE(table->schemes)) {
+        return Py_BuildValue("(OOO)", Py_None, Py_False, PyTuple_GET_ITEM(table->schemes, value[1]));
+    }
+    PyErr_SetString(PyExc_RuntimeError, "a shared decision is damaged");
+    return NULL;
+}
+
+static PyObject *shared_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"schemes", "entries", NULL};
+    PyObject *schemes;
+    Py_ssize_t entries;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!n", names, &PyTuple_Type, &schemes, &entries)) {
+        return NULL;
+    }
+#ifndef SHARED_DECISIONS
+    (void)type;
+    PyErr_SetString(PyExc_NotImplementedError, "shared decisions need Linux (the workers fork)");
+    return NULL;
+#else
+    if (entries < 1 || entries > (1 << 26) || PyTuple_GET_SIZE(schemes) > 255) {
+        PyErr_SetString(PyExc_ValueError, "entries must be 1 to 2**26, schemes at most 255");
+        return NULL;
+    }
+    uint64_t slots = 16;
+    while (slots * 7 < (uint64_t)entries * 10) {
+        slots *= 2;
+    }
+    /* 128 bytes an entry: a key and a value of ~50 bytes each, and the entry's header. */
+    uint64_t arena = (uint64_t)entries * 128;
+    size_t size = sizeof(SharedHeader) + slots * sizeof(uint64_t) + arena;
+    /* Pages are taken as entries are written: the size is a bound, not a cost up front. */
+    unsigned char *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    SharedDecisions *self = (SharedDecisions *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        munmap(base, size);
+        return NULL;
+    }
+    self->base = base;
+    self->size = size;
+    Py_INCREF(schemes);
+    self->schemes = schemes;
+    SharedHeader *header = shared_header(self);
+    header->slots = slots;
+    header->arena = arena;
+    return (PyObject *)self;
+#endif
+}
+
+static void shared_dealloc(SharedDecisions *self) {
+#ifdef SHARED_DECISIONS
+    if (self->base != NULL) {
+        munmap(self->base, self->size);
+    }
+#endif
+    Py_XDECREF(self->schemes);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* add(key, value) -> bool: whether the table holds key now (False: full, or not shareable). */
+static PyObject *shared_add_method(SharedDecisions *self, PyObject *args) {
+    PyObject *value;
+    const char *key;
+    Py_ssize_t key_length;
+    if (!PyArg_ParseTuple(args, "y#O", &key, &key_length, &value)) {
+        return NULL;
+    }
+#ifdef SHARED_DECISIONS
+    unsigned char small[2];
+    const unsigned char *encoded = small;
+    Py_ssize_t length = 0;
+    PyObject *owned = NULL;
+    if (value == Py_None) {
+        small[0] = 'N';
+        length = 1;
+    } else if (PyBytes_Check(value) && PyBytes_GET_SIZE(value) >= 2) {
+        owned = PyBytes_FromStringAndSize(NULL, PyBytes_GET_SIZE(value) + 1);
+        if (owned == NULL) {
+            return NULL;
+        }
+        PyBytes_AS_STRING(owned)[0] = 'R';
+        memcpy(PyBytes_AS_STRING(owned) + 1, PyBytes_AS_STRING(value), (size_t)PyBytes_GET_SIZE(value));
+        encoded = (const unsigned char *)PyBytes_AS_STRING(owned);
+        length = PyBytes_GET_SIZE(owned);
+    } else if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) == 3 && PyTuple_GET_ITEM(value, 1) == Py_False) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->schemes); i++) {
+            int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(self->schemes, i), PyTuple_GET_ITEM(value, 2), Py_EQ);
+            if (same < 0) {
+                return NULL;
+            }
+            if (same) {
+                small[0] = 'C';
+                small[1] = (unsigned char)i;
+                length = 2;
+                break;
+            }
+        }
+    }
+    int added = length > 0 && shared_add(self, (const unsigned char *)key, key_length, encoded, length);
+    Py_XDECREF(owned);
+    return PyBool_FromLong(added);
+#else
+    (void)key;
+    (void)key_length;
+    (void)value;
+    Py_RETURN_FALSE;
+#endif
+}
+
+/* get(key) -> the memo value, or raises KeyError. */
+static PyObject *shared_get_method(SharedDecisions *self, PyObject *args) {
+    const char *key;
+    Py_ssize_t key_length;
+    if (!PyArg_ParseTuple(args, "y#", &key, &key_length)) {
+        return NULL;
+    }
+#ifdef SHARED_DECISIONS
+    uint32_t length;
+    const unsigned char *value = shared_find(self, (const unsigned char *)key, key_length, &length);
+    if (value != NULL) {
+        return value_from_shared(self, value, length);
+    }
+#endif
+    PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(args, 0));
+    return NULL;
+}
+
+static Py_ssize_t shared_length(SharedDecisions *self) {
+#ifdef SHARED_DECISIONS
+    return (Py_ssize_t)__atomic_load_n(&shared_header(self)->count, __ATOMIC_RELAXED);
+#else
+    (void)self;
+    return 0;
+#endif
+}
+
+static PyMethodDef shared_methods[] = {
+    {"add", (PyCFunction)shared_add_method, METH_VARARGS,
+     "add(key, value) -> whether the table holds key now (False: full, or an invalid identifier)"},
+    {"get", (PyCFunction)shared_get_method, METH_VARARGS, "get(key) -> the memo value; KeyError if absent"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods shared_sequence = {.sq_length = (lenfunc)shared_length};
+
+static PyTypeObject SharedDecisionsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ldids._scan.SharedDecisions",
+    .tp_basicsize = sizeof(SharedDecisions),
+    .tp_dealloc = (destructor)shared_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "SharedDecisions(schemes, entries): decisions shared by forked worker processes",
+    .tp_methods = shared_methods,
+    .tp_as_sequence = &shared_sequence,
+    .tp_new = shared_new,
+};
+
 /* -- One block ---------------------------------------------------------------------------------- */
 
 /* A memo value (ldids.stream._Value) is one of:
@@ -395,6 +679,7 @@ typedef struct {
     PyObject *schemes; /* tuple of scheme names, indexed by a rewriting value's first byte */
     PyObject *counts;  /* dict: scheme -> occurrences of identifiers rewritten */
     PyObject *invalid; /* list of (line index, memo value) */
+    SharedDecisions *shared; /* decisions of the run's other processes, or NULL */
 } Memo;
 
 static int is_value(Memo *memo, PyObject *value) {
@@ -419,6 +704,16 @@ static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py
     if (PyErr_Occurred()) {
         return NULL;
     }
+#ifdef SHARED_DECISIONS
+    if (memo->shared != NULL) {
+        uint32_t length;
+        const unsigned char *shared = shared_find(memo->shared, (const unsigned char *)PyBytes_AS_STRING(key),
+                                                  PyBytes_GET_SIZE(key), &length);
+        if (shared != NULL) {
+            return value_from_shared(memo->shared, shared, length);
+        }
+    }
+#endif
     PyObject *raw_bytes = PyBytes_FromStringAndSize((const char *)raw, raw_length);
     if (raw_bytes == NULL) {
         return NULL;
@@ -466,14 +761,23 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
     int quads, stop_on_error, all_slow, rewrite_predicates;
-    Memo memo = {NULL, NULL, NULL, NULL, NULL};
+    Memo memo = {NULL, NULL, NULL, NULL, NULL, NULL};
+    PyObject *shared;
     Needles needles;
     PyObject *bare_predicates, *slow_predicates, *slow, *bad;
-    if (!PyArg_ParseTuple(args, "y*ppO!OO!O!O!O!O!OOpp", &data, &quads, &stop_on_error, &PyDict_Type, &memo.memo,
-                          &memo.decide, &PyTuple_Type, &memo.schemes, &PyTuple_Type, &needles.folded, &PyTuple_Type, &needles.exact,
-                          &PyTuple_Type, &bare_predicates, &PyTuple_Type, &slow_predicates, &slow, &bad,
-                          &all_slow, &rewrite_predicates)) {
+    if (!PyArg_ParseTuple(args, "y*ppO!OO!OO!O!O!O!OOpp", &data, &quads, &stop_on_error, &PyDict_Type, &memo.memo,
+                          &memo.decide, &PyTuple_Type, &memo.schemes, &shared, &PyTuple_Type, &needles.folded,
+                          &PyTuple_Type, &needles.exact, &PyTuple_Type, &bare_predicates, &PyTuple_Type,
+                          &slow_predicates, &slow, &bad, &all_slow, &rewrite_predicates)) {
         return NULL;
+    }
+    if (shared != Py_None) {
+        if (!PyObject_TypeCheck(shared, &SharedDecisionsType)) {
+            PyBuffer_Release(&data);
+            PyErr_SetString(PyExc_TypeError, "shared must be None or a SharedDecisions");
+            return NULL;
+        }
+        memo.shared = (SharedDecisions *)shared;
     }
     PyObject *tuples[] = {needles.folded, needles.exact, bare_predicates, slow_predicates};
     for (int i = 0; i < 4; i++) {
@@ -695,8 +999,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"scan_block", scan_block, METH_VARARGS,
-     "scan_block(data, quads, stop_on_error, memo, decide, schemes, folded, exact, bare_predicates,\n"
-     "           slow_predicates, slow, bad, all_slow, rewrite_predicates)\n"
+     "scan_block(data, quads, stop_on_error, memo, decide, schemes, shared, folded, exact,\n"
+     "           bare_predicates, slow_predicates, slow, bad, all_slow, rewrite_predicates)\n"
      "-> (output, lines, written, statements, rewritten_statements, counts, invalid)\n\n"
      "The per-line loop of ldids.stream.process_block; see ldids/stream.py."},
     {NULL, NULL, 0, NULL},
@@ -709,5 +1013,18 @@ static struct PyModuleDef module_definition = {
 
 PyMODINIT_FUNC PyInit__scan(void) {
     init_tables();
-    return PyModule_Create(&module_definition);
+    if (PyType_Ready(&SharedDecisionsType) < 0) {
+        return NULL;
+    }
+    PyObject *module = PyModule_Create(&module_definition);
+    if (module == NULL) {
+        return NULL;
+    }
+    Py_INCREF(&SharedDecisionsType);
+    if (PyModule_AddObject(module, "SharedDecisions", (PyObject *)&SharedDecisionsType) < 0) {
+        Py_DECREF(&SharedDecisionsType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }

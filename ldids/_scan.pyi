@@ -3,6 +3,14 @@
 from collections.abc import Callable
 from typing import Any
 
+class SharedDecisions:
+    """Decisions shared by forked worker processes (Linux): a fixed-size table in shared memory."""
+
+    def __init__(self, schemes: tuple[str, ...], entries: int) -> None: ...
+    def add(self, key: bytes, value: Any, /) -> bool: ...
+    def get(self, key: bytes, /) -> Any: ...
+    def __len__(self) -> int: ...
+
 def scan_block(
     data: bytes,
     quads: bool,
@@ -10,6 +18,7 @@ def scan_block(
     memo: dict[bytes, Any],
     decide: Callable[[bytes, bytes, bytes | None, bool], Any],
     schemes: tuple[str, ...],
+    shared: SharedDecisions | None,
     folded: tuple[bytes, ...],
     exact: tuple[bytes, ...],
     bare_predicates: tuple[bytes, ...],

@@ -37,7 +37,17 @@ from typing import IO, TYPE_CHECKING, BinaryIO, Protocol, cast
 
 from ldids.errors import InputError
 from ldids.files import atomic_output
-from ldids.stream import BadLine, BlockResult, Settings, SortedUnique, blocks, difference, new_run, process_block
+from ldids.stream import (
+    BadLine,
+    BlockResult,
+    Settings,
+    SortedUnique,
+    blocks,
+    difference,
+    new_run,
+    process_block,
+    shared_decisions,
+)
 
 if TYPE_CHECKING:
     from ldids.passes import Crosswalk
@@ -250,15 +260,20 @@ def normalize_dump(
     found_links, found_rows, present = SortedUnique(), SortedUnique(), SortedUnique()
     meter = _Progress(progress)
     settings = replace(settings, run=new_run())  # this call is a run of its own (Settings.run)
-    if workers > 1:
-        # The memory for remembered identifiers is shared out over the pool's processes (this
-        # one keeps none): the peak stays under ~150 MiB (PSS) at 2 cores, 10M triples.
-        settings = replace(settings, identifier_cache=max(1_000, settings.identifier_cache // workers))
     with ExitStack() as stack:
         pool = None
         parts = ""
         if workers > 1:
             parts = stack.enter_context(tempfile.TemporaryDirectory(prefix="ldids-parts-"))
+            # The workers share one table of the run's decisions (made before they fork), so a
+            # term is decided once, not once per worker; what it cannot take (it is full, or
+            # the identifier is invalid) each worker remembers itself, in what memory is left:
+            # the peak stays under ~150 MiB (PSS) at 2 cores and 10M triples. Without a shared
+            # table (no fork, no compiled loop) the memory is shared out over the workers.
+            shared = stack.enter_context(shared_decisions(settings))
+            settings = replace(
+                settings, identifier_cache=max(1_000, settings.identifier_cache // (2 * workers if shared else workers))
+            )
             context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
             pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context))
             # On an error, tasks not yet started are dropped (the pool's exit waits for the rest).

@@ -20,6 +20,7 @@ reference, and tests/test_scan.py holds the two equal.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import heapq
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from rdflib.term import Node
 
     from ldids import passes
+    from ldids._scan import SharedDecisions
 
 # rdflib and the graph passes are imported where the rare lines that need RDF terms are
 # handled (owl:sameAs and identity statements, crosswalks, problem texts), not here: a dump
@@ -74,6 +76,7 @@ __all__ = [
     "grammar",
     "new_run",
     "process_block",
+    "shared_decisions",
 ]
 
 # -- The statement grammar -------------------------------------------------------------------
@@ -272,6 +275,7 @@ class _Worker:
         self.byte_memo: dict[bytes, _Value] = {}
         self._unchanged: dict[str, _Value] = {}
         self.schemes = config.registry.names
+        self.shared = _SHARED.get(settings.run)
         self._scheme_byte = {name: bytes([index]) for index, name in enumerate(self.schemes)}
         # What the compiled loop matches, as bytes: folded and exact needles, bare-form
         # predicates, and the predicates whose statements the passes see whole.
@@ -384,9 +388,11 @@ class _Worker:
                 value = self._unchanged.setdefault(scheme, (None, False, scheme))  # one per scheme
             else:
                 value = self._scheme_byte[scheme] + new_raw.encode()
-        if len(self.byte_memo) >= self.settings.identifier_cache:
-            evict_oldest_half(self.byte_memo)
-        self.byte_memo[key] = value
+        # Into the table the run's processes share if it takes it, else into our own memo.
+        if self.shared is None or not self.shared.add(key, value):
+            if len(self.byte_memo) >= self.settings.identifier_cache:
+                evict_oldest_half(self.byte_memo)
+            self.byte_memo[key] = value
         return value
 
     def take_links(self) -> list[str]:
@@ -407,6 +413,30 @@ def _text_of(raw: str) -> str:
 # One worker per thread (Dask runs several tasks in one process): a worker's memo and the
 # links it has yet to report belong to the blocks its own thread processes.
 _WORKERS = threading.local()
+
+# Tables of decisions shared by a run's worker processes, by run (see shared_decisions).
+_SHARED: dict[str, SharedDecisions] = {}
+
+
+@contextlib.contextmanager
+def shared_decisions(settings: Settings) -> Iterator[bool]:
+    """While it lasts, processes forked from this one share the decisions of the run
+    ``settings.run`` (a table of ``settings.identifier_cache`` entries in shared memory):
+    a term one of them decided, the others find, rather than each deciding it again. The
+    process that decides reports the term's links. Yields whether decisions are shared:
+    only where the compiled loop runs and the workers fork (Linux)."""
+    table = None
+    if _scan is not None and not os.environ.get("LDIDS_PURE_PYTHON"):
+        try:
+            table = _scan.SharedDecisions(settings.config.registry.names, settings.identifier_cache)
+        except NotImplementedError:
+            table = None
+    if table is not None:
+        _SHARED[settings.run] = table
+    try:
+        yield table is not None
+    finally:
+        _SHARED.pop(settings.run, None)
 
 
 def _worker_for(settings: Settings) -> _Worker:
@@ -544,6 +574,7 @@ def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
         worker.byte_memo,
         worker.decide_bytes,
         worker.schemes,
+        worker.shared,
         worker.scan_folded,
         worker.scan_exact,
         worker.scan_bare,

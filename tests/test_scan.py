@@ -9,6 +9,7 @@ path through the loop; Hypothesis assembles lines from grammar fragments and str
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -311,3 +312,73 @@ def lines(draw: st.DrawFn) -> bytes:
 @given(st.lists(lines(), min_size=1, max_size=8), st.sampled_from(sorted(SETTINGS)))
 def test_assembled_lines(block: list[bytes], name: str) -> None:
     assert_same(*both(b"\n".join(block) + b"\n", SETTINGS[name]))
+
+
+# -- Decisions shared by forked workers ----------------------------------------------------
+
+shared_only = pytest.mark.skipif(
+    not stream.COMPILED or not sys.platform.startswith("linux"), reason="shared decisions: compiled loop, Linux"
+)
+
+
+@shared_only
+def test_shared_decisions_keep_every_shareable_value() -> None:
+    from ldids._scan import SharedDecisions
+
+    table = SharedDecisions(("info-fedora", "handle"), 100)
+    values = {b"<a>": None, b"<b>": b"\x01<hdl:1/2>", b"<c>": (None, False, "handle")}
+    assert all(table.add(key, value) for key, value in values.items())
+    assert {key: table.get(key) for key in values} == values
+    assert not table.add(b"<d>", (None, True, "handle", (), "x"))  # invalid: not shared
+    with pytest.raises(KeyError):
+        table.get(b"<d>")
+    assert len(table) == 3
+
+
+@shared_only
+def test_a_full_table_takes_no_more_and_loses_nothing_it_took() -> None:
+    from ldids._scan import SharedDecisions
+
+    table = SharedDecisions(("handle",), 50)
+    taken = [key for key in (f"<k{i}>".encode() for i in range(500)) if table.add(key, b"\x00" + key)]
+    assert 50 <= len(taken) == len(table) < 500
+    assert all(table.get(key) == b"\x00" + key for key in taken)
+
+
+@shared_only
+def test_decisions_cross_between_forked_processes() -> None:
+    from ldids._scan import SharedDecisions
+
+    table = SharedDecisions(("handle",), 10_000)
+    children = []
+    for _ in range(2):
+        pid = os.fork()
+        if pid == 0:  # both children add the same keys, racing: one entry each, same value
+            ok = all(table.add(f"<k{i}>".encode(), b"\x00" + str(i).encode()) for i in range(3000))
+            os._exit(0 if ok else 1)
+        children.append(pid)
+    assert all(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0 for pid in children)
+    assert len(table) == 3000
+    assert all(table.get(f"<k{i}>".encode()) == b"\x00" + str(i).encode() for i in range(3000))
+
+
+@shared_only
+def test_workers_sharing_a_table_give_the_same_block_results() -> None:
+    """A block whose terms another process decided: same bytes and counts; the links went
+    with the process that decided."""
+    data = b"".join(line.encode() + b"\n" for line in LINES)
+    settings_ = SETTINGS["skip"]
+    alone = stream._compiled(stream._Worker(settings_), data, 1)
+    assert alone.links
+    assert alone.rewritten
+    assert alone.problems
+    with stream.shared_decisions(settings_) as shared:
+        assert shared
+        first = stream._compiled(stream._Worker(settings_), data, 1)  # decides, fills the table
+        second_worker = stream._Worker(settings_)
+        second = stream._compiled(second_worker, data, 1)  # finds every shareable decision
+    assert (first.output, first.rewritten, first.links) == (alone.output, alone.rewritten, alone.links)
+    assert (second.output, second.rewritten, second.problems) == (alone.output, alone.rewritten, alone.problems)
+    # Only the links of statements the passes see whole (never remembered) come again.
+    assert set(second.links) < set(alone.links)
+    assert all(value is not None and value[1] for value in second_worker.byte_memo.values())  # invalid ones only
