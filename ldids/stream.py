@@ -273,8 +273,11 @@ class _Worker:
         )
         self.exact = re.compile("|".join(re.escape(p) for p in self.exact_needles)) if self.exact_needles else None
         self.byte_memo: dict[bytes, _Value] = {}
-        self._unchanged: dict[str, _Value] = {}
+        self.memo_size = settings.identifier_cache
+        self.config = config
         self.schemes = config.registry.names
+        # The value of an identifier already canonical: one per scheme, shared by every key.
+        self._unchanged: dict[str, _Value] = {name: (None, False, name) for name in self.schemes}
         self.shared = _SHARED.get(settings.run)
         self._scheme_byte = {name: bytes([index]) for index, name in enumerate(self.schemes)}
         # What the compiled loop matches, as bytes: folded and exact needles, bare-form
@@ -335,10 +338,11 @@ class _Worker:
     def decide(self, raw: str, bare_predicate: str | None, linkable: bool) -> _Entry:
         """:meth:`passes.TermCache.look_up`, :func:`passes.form_link` and
         :func:`passes.fedora_link` on raw N-Triples text, without building RDF terms."""
-        config = self.settings.config
+        config = self.config
         first = raw[0]
         if first == "<":
-            text, is_literal, datatype = _unescape(raw[1:-1]), False, None
+            text = raw[1:-1]
+            text, is_literal, datatype = _unescape(text) if "\\" in text else text, False, None
         elif first == '"':
             close = raw.rindex('"')
             rest = raw[close + 1 :]
@@ -379,20 +383,23 @@ class _Worker:
         new_raw, scheme, problems, links = self.decide(
             raw.decode(), None if bare_predicate is None else bare_predicate.decode(), linkable
         )
-        self.new_links.extend(links)
+        if links:
+            self.new_links.extend(links)
         value: _Value = None
         if scheme is not None:
             if problems is not None:
                 value = (None, True, scheme, problems, _text_of(raw.decode()))
             elif new_raw is None:
-                value = self._unchanged.setdefault(scheme, (None, False, scheme))  # one per scheme
+                value = self._unchanged[scheme]
             else:
                 value = self._scheme_byte[scheme] + new_raw.encode()
         # Into the table the run's processes share if it takes it, else into our own memo.
-        if self.shared is None or not self.shared.add(key, value):
-            if len(self.byte_memo) >= self.settings.identifier_cache:
-                evict_oldest_half(self.byte_memo)
-            self.byte_memo[key] = value
+        shared = self.shared
+        if shared is None or not shared.add(key, value):
+            memo = self.byte_memo
+            if len(memo) >= self.memo_size:
+                evict_oldest_half(memo)
+            memo[key] = value
         return value
 
     def take_links(self) -> list[str]:
