@@ -47,6 +47,7 @@ def literal(lexical: str, language: str | None = None, datatype: str | None = No
 def term(node: Node) -> str:
     """One term in N-Triples syntax.
 
+    >>> from rdflib.term import Literal
     >>> term(Literal("a\\"b", lang="en"))
     '"a\\\\"b"@en'
     """
