@@ -435,8 +435,10 @@ def shared_decisions(settings: Settings) -> Iterator[bool]:
     table = None
     if _scan is not None and not os.environ.get("LDIDS_PURE_PYTHON"):
         try:
-            table = _scan.SharedDecisions(settings.config.registry.names, settings.identifier_cache)
-        except NotImplementedError:
+            # The table's size is a bound on its memory: pages are taken as entries come.
+            entries = max(1, min(settings.identifier_cache, 1 << 24))
+            table = _scan.SharedDecisions(settings.config.registry.names, entries)
+        except (NotImplementedError, OSError):  # not Linux, or no shared memory to be had
             table = None
     if table is not None:
         _SHARED[settings.run] = table
