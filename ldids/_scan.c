@@ -9,6 +9,8 @@
  * memo of decisions; only a term never seen before calls back into Python, where the
  * scheme modules decide. Lines the Python side must see whole (owl:sameAs, identity
  * predicates, crosswalks, escaped predicates) and malformed lines go to callbacks.
+ * Worker processes of one run may also share their decisions through a table in shared
+ * memory (SharedDecisions, below), so that a term is decided once per run.
  *
  * The two implementations are held equal by tests/test_scan.py (tables and Hypothesis).
  */
