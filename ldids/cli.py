@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import uuid
 from collections.abc import Iterator, Sequence
@@ -625,4 +626,17 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
 def run() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    # Terminated, a run cleans up as an interrupted one does: the temporary files go, the
+    # worker processes stop, and no partial output is left (exit 128 + signal number).
+    signal.signal(signal.SIGTERM, _terminated)
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        sys.stderr.write("ldids: interrupted\n")
+        code = 128 + signal.SIGINT
+    sys.exit(code)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    sys.stderr.write("ldids: terminated\n")
+    raise SystemExit(128 + signum)

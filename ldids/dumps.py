@@ -24,6 +24,7 @@ import itertools
 import multiprocessing
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -229,6 +230,14 @@ def _results(
         yield future.result(), part, end
 
 
+def _quiet_worker() -> None:
+    """Ctrl-C reaches every process of the group: the coordinator handles it (it stops
+    the pool and removes what the run wrote), so a worker ignores it rather than print a
+    traceback of its own; a worker that is terminated just ends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def crosswalk_line(row: Crosswalk) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="").writerow(row.values())
@@ -275,7 +284,7 @@ def normalize_dump(
                 settings, identifier_cache=max(1_000, settings.identifier_cache // (2 * workers if shared else workers))
             )
             context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-            pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context))
+            pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker))
             # On an error, tasks not yet started are dropped (the pool's exit waits for the rest).
             stack.callback(pool.shutdown, wait=False, cancel_futures=True)
         target = stack.enter_context(atomic_output(output))

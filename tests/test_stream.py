@@ -5,9 +5,12 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -425,3 +428,27 @@ def test_blocks_give_back_every_line_once(lines: list[bytes], final_newline: boo
     assert b"".join(block for block, _ in cut) == expected
     assert all(block.endswith(b"\n") for block, _ in cut)
     assert [first for _, first in cut] == [1 + sum(block.count(b"\n") for block, _ in cut[:i]) for i in range(len(cut))]
+
+
+@pytest.mark.parametrize(("stop", "said"), [(signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")])
+def test_a_stopped_run_leaves_nothing_behind(stop: signal.Signals, said: str, tmp_path: Path) -> None:
+    """Interrupted (Ctrl-C reaches the whole process group) or terminated mid-run: exit
+    128 + signal, no output or temporary file, no worker process left running."""
+    parts_before = set(Path(tempfile.gettempdir()).glob("ldids-parts-*"))
+    command = [sys.executable, "-c", "from ldids.cli import run; run()", "normalize", "-i", "nt", "-"]
+    command += ["-o", str(tmp_path / "out.nt"), "--workers", "2", "-q"]
+    data = dump(tmp_path, 2000).read_bytes()
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True) as run:
+        assert run.stdin is not None
+        assert run.stderr is not None
+        run.stdin.write(data)  # and standard input stays open: the run is under way
+        run.stdin.flush()
+        time.sleep(1.5)
+        os.killpg(run.pid, stop)
+        assert run.wait(timeout=30) == 128 + stop
+        assert run.stderr.read().decode() == f"ldids: {said}\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["dump.nt"]
+    assert set(Path(tempfile.gettempdir()).glob("ldids-parts-*")) == parts_before
+    time.sleep(0.5)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(run.pid, 0)  # no process of the group is left
