@@ -434,6 +434,14 @@ static unsigned char *shared_arena(SharedDecisions *table) {
     return table->base + sizeof(SharedHeader) + shared_header(table)->slots * sizeof(uint64_t);
 }
 
+/* Is this entry the one for ``key``? */
+static int entry_is(const unsigned char *entry, uint64_t hash, const unsigned char *key, Py_ssize_t key_length) {
+    uint32_t entry_key;
+    memcpy(&entry_key, entry + 8, 4);
+    return memcmp(entry, &hash, 8) == 0 && entry_key == (uint64_t)key_length &&
+           memcmp(entry + 16, key, (size_t)key_length) == 0;
+}
+
 /* The value stored for ``key`` (its length in *length), or NULL. */
 static const unsigned char *shared_find(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length,
                                         uint32_t *length) {
@@ -447,13 +455,9 @@ static const unsigned char *shared_find(SharedDecisions *table, const unsigned c
             return NULL;
         }
         const unsigned char *entry = arena + (slot - 1);
-        uint32_t entry_key, entry_value;
-        memcpy(&entry_key, entry + 8, 4);
-        memcpy(&entry_value, entry + 12, 4);
-        if (memcmp(entry, &hash, 8) == 0 && entry_key == (uint64_t)key_length &&
-            memcmp(entry + 16, key, (size_t)key_length) == 0) {
-            *length = entry_value;
-            return entry + 16 + entry_key;
+        if (entry_is(entry, hash, key, key_length)) {
+            memcpy(length, entry + 12, 4);
+            return entry + 16 + key_length;
         }
     }
     return NULL;
@@ -488,11 +492,7 @@ static int shared_add(SharedDecisions *table, const unsigned char *key, Py_ssize
             __atomic_fetch_add(&header->count, 1, __ATOMIC_RELAXED);
             return 1;
         }
-        const unsigned char *other = arena + (expected - 1);
-        uint32_t other_key;
-        memcpy(&other_key, other + 8, 4);
-        if (memcmp(other, &hash, 8) == 0 && other_key == (uint64_t)key_length &&
-            memcmp(other + 16, key, (size_t)key_length) == 0) {
+        if (entry_is(arena + (expected - 1), hash, key, key_length)) {
             return 1; /* another process added it first: the same decision */
         }
     }

@@ -162,14 +162,14 @@ def _parse_term(raw: str) -> Node:
 def diagnose(line: str, quads: bool) -> tuple[int, str]:
     """Where (1-based column) and why a line is not a statement."""
     position = 0
-    pieces, graph_pattern = grammar().pieces, grammar().graph
-    for name, piece in pieces:
+    rules = grammar()
+    for name, piece in rules.pieces:
         found = piece.match(line, position)
         if found is None:
             column = position + len(line[position:]) - len(line[position:].lstrip(" \t")) + 1
             return column, f"expected the {name} ({_EXPECTED[name]})"
         position = found.end()
-    graph = graph_pattern.match(line, position)
+    graph = rules.graph.match(line, position)
     if graph is not None:
         if not quads:
             return graph.start(1) + 1, "an N-Triples statement has three terms (use N-Quads for graph names)"
@@ -273,8 +273,6 @@ class _Worker:
         )
         self.exact = re.compile("|".join(re.escape(p) for p in self.exact_needles)) if self.exact_needles else None
         self.byte_memo: dict[bytes, _Value] = {}
-        self.memo_size = settings.identifier_cache
-        self.config = config
         self.schemes = config.registry.names
         # The value of an identifier already canonical: one per scheme, shared by every key.
         self._unchanged: dict[str, _Value] = {name: (None, False, name) for name in self.schemes}
@@ -338,11 +336,10 @@ class _Worker:
     def decide(self, raw: str, bare_predicate: str | None, linkable: bool) -> _Entry:
         """:meth:`passes.TermCache.look_up`, :func:`passes.form_link` and
         :func:`passes.fedora_link` on raw N-Triples text, without building RDF terms."""
-        config = self.config
+        config = self.settings.config
         first = raw[0]
         if first == "<":
-            text = raw[1:-1]
-            text, is_literal, datatype = _unescape(text) if "\\" in text else text, False, None
+            text, is_literal, datatype = _unescape(raw[1:-1]), False, None
         elif first == '"':
             close = raw.rindex('"')
             rest = raw[close + 1 :]
@@ -397,7 +394,7 @@ class _Worker:
         shared = self.shared
         if shared is None or not shared.add(key, value):
             memo = self.byte_memo
-            if len(memo) >= self.memo_size:
+            if len(memo) >= self.settings.identifier_cache:
                 evict_oldest_half(memo)
             memo[key] = value
         return value
@@ -470,8 +467,8 @@ def process_block(data: bytes, first_line: int, settings: Settings) -> BlockResu
     in Python otherwise (or with ``LDIDS_PURE_PYTHON=1``): the same bytes either way.
     """
     worker = _worker_for(settings)
-    # The memo's entries are tuples of strings: nothing for the cycle collector to find,
-    # but enough allocations to trigger it over and over (5% of a run).
+    # The memo's entries are bytes and tuples of strings: nothing for the cycle collector
+    # to find, but enough allocations to trigger it over and over (5% of a run).
     collecting = gc.isenabled()
     gc.disable()
     try:
