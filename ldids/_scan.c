@@ -95,6 +95,15 @@ static int utf8_length(const unsigned char *s, Py_ssize_t available) {
 
 static int valid_utf8(const unsigned char *s, Py_ssize_t length) {
     Py_ssize_t i = 0;
+    /* Most lines are ASCII: eight bytes at a time while no byte has its high bit set. */
+    while (i + 8 <= length) {
+        uint64_t word;
+        memcpy(&word, s + i, sizeof word);
+        if (word & UINT64_C(0x8080808080808080)) {
+            break;
+        }
+        i += 8;
+    }
     while (i < length) {
         if (s[i] < 0x80) {
             i++;
@@ -325,31 +334,60 @@ static int nothing(const unsigned char *s, Py_ssize_t end) {
 typedef struct {
     PyObject *folded; /* tuple of bytes, lower case, matched in ASCII case-insensitively */
     PyObject *exact;  /* tuple of bytes, matched as they are */
-    /* Which bytes may start a needle: most bytes of a line start none, and are passed over
-     * with one table look-up. */
-    unsigned char starts[256];
+    /* Which pairs of bytes may start a needle (a bit each): most positions of a line start
+     * none, and are passed over with one look-up. Single bytes let through too many: every
+     * "http" has an 'h' and a 'p', and every term a '<', where a needle may begin. */
+    unsigned char pairs[256 * 256 / 8];
 } Needles;
 
 static unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c; }
 
-static void needles_init(Needles *needles) {
-    memset(needles->starts, 0, sizeof needles->starts);
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(needles->folded); i++) {
-        unsigned char first = (unsigned char)PyBytes_AS_STRING(PyTuple_GET_ITEM(needles->folded, i))[0];
-        needles->starts[first] = 1;
-        if (first >= 'a' && first <= 'z') {
-            needles->starts[first - 32] = 1;
+static void mark_pair(Needles *needles, unsigned char first, unsigned char second) {
+    unsigned pair = (unsigned)first << 8 | second;
+    needles->pairs[pair >> 3] |= (unsigned char)(1u << (pair & 7));
+}
+
+static int may_start(const Needles *needles, unsigned char first, unsigned char second) {
+    unsigned pair = (unsigned)first << 8 | second;
+    return needles->pairs[pair >> 3] >> (pair & 7) & 1;
+}
+
+/* Marks the pairs a needle may start with: both ASCII cases of each byte if folded, and
+ * any second byte (one past the end of the text included) for a needle of one byte. */
+static void mark_needle(Needles *needles, PyObject *needle, int folded) {
+    const unsigned char *text = (const unsigned char *)PyBytes_AS_STRING(needle);
+    unsigned char first[2] = {text[0], text[0]};
+    if (folded && text[0] >= 'a' && text[0] <= 'z') {
+        first[1] = (unsigned char)(text[0] - 32);
+    }
+    for (int i = 0; i < 2; i++) {
+        if (PyBytes_GET_SIZE(needle) == 1) {
+            for (int second = 0; second < 256; second++) {
+                mark_pair(needles, first[i], (unsigned char)second);
+            }
+            continue;
+        }
+        mark_pair(needles, first[i], text[1]);
+        if (folded && text[1] >= 'a' && text[1] <= 'z') {
+            mark_pair(needles, first[i], (unsigned char)(text[1] - 32));
         }
     }
+}
+
+static void needles_init(Needles *needles) {
+    memset(needles->pairs, 0, sizeof needles->pairs);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(needles->folded); i++) {
+        mark_needle(needles, PyTuple_GET_ITEM(needles->folded, i), 1);
+    }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(needles->exact); i++) {
-        needles->starts[(unsigned char)PyBytes_AS_STRING(PyTuple_GET_ITEM(needles->exact, i))[0]] = 1;
+        mark_needle(needles, PyTuple_GET_ITEM(needles->exact, i), 0);
     }
 }
 
 static int is_candidate(const Needles *needles, const unsigned char *s, Py_ssize_t length) {
     Py_ssize_t folded = PyTuple_GET_SIZE(needles->folded), exact = PyTuple_GET_SIZE(needles->exact);
     for (Py_ssize_t i = 0; i < length; i++) {
-        if (!needles->starts[s[i]]) {
+        if (!may_start(needles, s[i], i + 1 < length ? s[i + 1] : 0)) {
             continue;
         }
         for (Py_ssize_t k = 0; k < folded; k++) {

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ldids import stream
+from ldids import handle, stream
 from ldids.config import ITEM_ID, Config
 from ldids.stream import BlockResult, Settings
 
@@ -46,6 +46,10 @@ SETTINGS = {
         on_error="skip",
     ),
     "tiny-memo": Settings(LOOSE, on_error="skip", identifier_cache=4, term_cache=4),
+    # Needles of one and two characters: a resolver at host "x", PIDs in namespace "a".
+    "short-needles": Settings(
+        Config(resolvers=(handle.Resolver("x"),), pid_namespaces=frozenset({"a"})), on_error="skip"
+    ),
 }
 
 
@@ -184,6 +188,17 @@ LINES = [
     "<info:fedora/demo:1> <http://www.w3.org/2002/07/owl#sameAs> <oai:a.b:c> .",
     f'<info:fedora/demo:1> <{ITEM_ID}> "oai:example.org:item1" .',
     f"<info:fedora/demo%3a1> <{ITEM_ID}> <oai:example.org:item1> .",
+    # Prefixes in mixed case: the compiled loop's pair filter lets each case through.
+    "<iNfO:fEdOrA/demo:1> <http://b> <OaI:a.b:c> .",
+    "<http://x> <http://b> <hTTp://pURL.org/poi/a.b/c> .",
+    "<http://x> <http://b> <http://HdL.HANDLE.net/1/2> .",
+    "<http://x> <http://b> <hDL:1/2> .",
+    "<http://x> <http://b> <http://x/1/2> .",
+    "<http://x> <http://b> <http://X/1/2> .",
+    '<http://x> <http://b> "a:1" .',
+    '<http://x> <http://b> "a%3a1" .',
+    "<http://x> <http://b> <i> .",
+    "<http://x> <http://b> <a> .",
     # Look-alikes: ASCII case only (RFC 3986 §3.1).
     "<\u0131nfo:fedora/demo:1> <http://b> <oa\u0131:a.b:c> .",
     "<http\u017f://purl.org/poi/a.b/c> <http://b> <HDL:1/2> .",
