@@ -14,10 +14,12 @@ from ldids import pid as pid_module
 from ldids import poi as poi_module
 from ldids.config import Config
 from ldids.errors import ParseError, Problem
+from ldids.scheme import Scheme
 
 __all__ = [
     "IDENTIFIER_DATATYPE_IRIS",
     "SAME_AS_IRI",
+    "bare_scheme",
     "evict_oldest_half",
     "fedora_object_of_poi",
     "form_links",
@@ -50,26 +52,31 @@ def identify(
     under the configured predicates, DESIGN.md §2); the caller has ruled out
     language-tagged literals and datatypes other than xsd:string and xsd:anyURI.
     """
-    registry = config.registry
-    scheme = registry.detect(text, bare=False)
+    scheme = config.registry.detect(text, bare=False) or bare_scheme(text, is_literal, predicate, config)
     if scheme is None:
-        # Bare forms only where configuration says so (DESIGN.md §2).
-        if is_literal and predicate is not None:
-            if predicate in config.bare_pid_predicates and pid_module.claims(text):
-                scheme = registry["fedora-pid"]
-            elif predicate in config.bare_handle_predicates:
-                scheme = registry["handle"]
-        if scheme is None and config.pid_namespaces and pid_module.claims(text):
-            namespace = text.split(":", 1)[0].split("%", 1)[0]
-            if namespace in config.pid_namespaces:
-                scheme = registry["fedora-pid"]
-        if scheme is None:
-            return None
+        return None
     try:
         canonical = scheme.canonical(text)
     except ParseError as error:
         return scheme.name, tuple(error.problems)
     return scheme.name, None if canonical == text else canonical
+
+
+def bare_scheme(text: str, is_literal: bool, predicate: str | None, config: Config) -> Scheme[Any] | None:
+    """The scheme of a text written in no prefixed form, where configuration makes bare
+    forms identifiers (DESIGN.md §2): a literal under a bare-form predicate, or a PID in
+    one of the configured namespaces."""
+    registry = config.registry
+    if is_literal and predicate is not None:
+        if predicate in config.bare_pid_predicates and pid_module.claims(text):
+            return registry["fedora-pid"]
+        if predicate in config.bare_handle_predicates:
+            return registry["handle"]
+    if config.pid_namespaces and pid_module.claims(text):
+        namespace = text.split(":", 1)[0].split("%", 1)[0]
+        if namespace in config.pid_namespaces:
+            return registry["fedora-pid"]
+    return None
 
 
 def form_links(original: str, is_iri: bool, canonical: str, config: Config) -> bool:

@@ -40,7 +40,7 @@ from ldids import decisions
 from ldids._chars import ascii_lower
 from ldids.config import Config
 from ldids.decisions import evict_oldest_half
-from ldids.errors import Problem
+from ldids.errors import ParseError, Problem
 from ldids.ntriples import Quad, iri, literal, quad_line, term
 
 if TYPE_CHECKING:
@@ -234,11 +234,8 @@ class BlockResult:
     bad: list[BadLine] = field(default_factory=list)
 
 
-# A decision on one raw term: (canonical raw term or None if unchanged, scheme or None,
-# problems if invalid, N-Quads lines of the links the term calls for). The Python loop's
-# memo keeps the first three; the links are reported when the decision is made.
-_Entry = tuple["str | None", "str | None", "tuple[Problem, ...] | None", tuple[str, ...]]
-_NOT_AN_IDENTIFIER: _Entry = (None, None, None, ())
+# What the Python loop's memo keeps of a decision on one raw term: (canonical raw term or
+# None if unchanged, scheme or None, problems if invalid).
 _Known = tuple["str | None", "str | None", "tuple[Problem, ...] | None"]
 # What the compiled loop keeps per key (ldids/_scan.c): None for no identifier; for a valid
 # identifier rewritten, one byte (the scheme's index in _Worker.schemes) then the
@@ -284,6 +281,8 @@ class _Worker:
         self.scan_exact = _encoded(self.exact_needles)
         self.scan_bare = _encoded(sorted(self.bare_predicates))
         self.scan_slow = _encoded(sorted({_SAME_AS, *self.identity_predicates}))
+        self._detect = functools.partial(config.registry.detect, bare=False)
+        self._memo_size = settings.identifier_cache
 
     @property
     def identifiers(self) -> passes.TermCache:
@@ -326,75 +325,85 @@ class _Worker:
         key = (raw, relevant, linkable)
         known = self.memo.get(key)
         if known is None:
-            new_raw, scheme, problems, links = self.decide(raw, relevant, linkable)
-            self.new_links.extend(links)
+            value = self.decide(raw, relevant, linkable)
+            if value is None:
+                known = (None, None, None)
+            elif isinstance(value, bytes):
+                known = (value[1:].decode(), self.schemes[value[0]], None)
+            elif len(value) == 5:
+                known = (None, value[2], value[3])  # invalid
+            else:
+                known = (None, value[2], None)  # already canonical
             if len(self.memo) >= self.settings.identifier_cache:
                 evict_oldest_half(self.memo)
-            known = self.memo[key] = (new_raw, scheme, problems)
+            self.memo[key] = known
         return known
 
-    def decide(self, raw: str, bare_predicate: str | None, linkable: bool) -> _Entry:
+    def decide(self, raw: str, bare_predicate: str | None, linkable: bool) -> _Value:
         """:meth:`passes.TermCache.look_up`, :func:`passes.form_link` and
-        :func:`passes.fedora_link` on raw N-Triples text, without building RDF terms."""
+        :func:`passes.fedora_link` on one raw N-Triples term, without building RDF terms:
+        what becomes of it (a memo value of the compiled loop, :data:`_Value`); the links it
+        calls for are added to :attr:`new_links`.
+
+        This runs once for every term a dump's memo does not hold: millions of times on a
+        large dump, which is why it does in one function what :func:`decisions.identify`
+        and :func:`decisions.form_links` do in two."""
         config = self.settings.config
         first = raw[0]
+        escaped = "\\" in raw
+        datatype = None
         if first == "<":
-            text, is_literal, datatype = _unescape(raw[1:-1]), False, None
+            text, is_literal = _unescape(raw[1:-1]) if escaped else raw[1:-1], False
         elif first == '"':
-            close = raw.rindex('"')
-            rest = raw[close + 1 :]
-            if rest[:1] == "@":
-                return _NOT_AN_IDENTIFIER  # text in a language, not an identifier (DESIGN.md §2)
-            datatype = _unescape(rest[3:-1]) if rest else None
-            if datatype is not None and datatype not in decisions.IDENTIFIER_DATATYPE_IRIS:
-                return _NOT_AN_IDENTIFIER
-            text, is_literal = _unescape(raw[1:close]), True
+            close = len(raw) - 1 if raw[-1] == '"' else raw.rindex('"')
+            if close < len(raw) - 1:
+                if raw[close + 1] == "@":
+                    return None  # text in a language, not an identifier (DESIGN.md §2)
+                datatype = _unescape(raw[close + 4 : -1])
+                if datatype not in decisions.IDENTIFIER_DATATYPE_IRIS:
+                    return None
+            text, is_literal = _unescape(raw[1:close]) if escaped else raw[1:close], True
         else:
-            return _NOT_AN_IDENTIFIER  # a blank node
-        predicate = None if bare_predicate is None else _unescape(bare_predicate[1:-1])
-        found = decisions.identify(text, is_literal, predicate, config)
-        if found is None:
-            return _NOT_AN_IDENTIFIER
-        scheme, outcome = found
-        if isinstance(outcome, tuple):
-            return (None, scheme, outcome, ())
-        canonical = text if outcome is None else outcome
+            return None  # a blank node
+        scheme = self._detect(text)
+        # A prefixed form is an identifier anywhere; a bare one only where configured. Only
+        # the prefixed forms of a literal call for a link (decisions.form_links).
+        prefixed = scheme is not None
+        if scheme is None:
+            predicate = None if bare_predicate is None else _unescape(bare_predicate[1:-1])
+            scheme = decisions.bare_scheme(text, is_literal, predicate, config)
+            if scheme is None:
+                return None
+        try:
+            canonical = scheme.canonical(text)
+        except ParseError as error:
+            return (None, True, scheme.name, tuple(error.problems), _text_of(raw))
+        changed = canonical != text
         canonical_iri = iri(canonical)
         if is_literal and not config.literals_to_iris:
-            new_raw = None if outcome is None else literal(canonical, None, datatype)
+            new_raw = literal(canonical, None, datatype) if changed else None
         else:
-            new_raw = None if outcome is None and not is_literal else canonical_iri
-        links: tuple[str, ...] = ()
-        if new_raw is not None and decisions.form_links(text, not is_literal, canonical, config):
+            new_raw = canonical_iri if changed or is_literal else None
+        if changed and (prefixed or not is_literal):
             # An IRI written without escapes is already in the form iri() writes.
-            written = raw if first == "<" and "\\" not in raw else iri(text)
-            links = (f"{canonical_iri} {_SAME_AS} {written} .",)
+            written = raw if first == "<" and not escaped else iri(text)
+            self.new_links.append(f"{canonical_iri} {_SAME_AS} {written} .")
         if linkable and config.fedora_oai_namespaces:
             fedora = decisions.fedora_object_of_poi(canonical, config)
             if fedora is not None:
-                links += (f"{canonical_iri} {_SAME_AS} {iri(fedora)} .",)
-        return (new_raw, scheme, None, links)
+                self.new_links.append(f"{canonical_iri} {_SAME_AS} {iri(fedora)} .")
+        if new_raw is None:
+            return self._unchanged[scheme.name]
+        return self._scheme_byte[scheme.name] + new_raw.encode()
 
     def decide_bytes(self, key: bytes, raw: bytes, bare_predicate: bytes | None, linkable: bool) -> _Value:
         """:meth:`decide` for the compiled loop, which keeps its own memo of these values."""
-        new_raw, scheme, problems, links = self.decide(
-            raw.decode(), None if bare_predicate is None else bare_predicate.decode(), linkable
-        )
-        if links:
-            self.new_links.extend(links)
-        value: _Value = None
-        if scheme is not None:
-            if problems is not None:
-                value = (None, True, scheme, problems, _text_of(raw.decode()))
-            elif new_raw is None:
-                value = self._unchanged[scheme]
-            else:
-                value = self._scheme_byte[scheme] + new_raw.encode()
+        value = self.decide(raw.decode(), None if bare_predicate is None else bare_predicate.decode(), linkable)
         # Into the table the run's processes share if it takes it, else into our own memo.
         shared = self.shared
         if shared is None or not shared.add(key, value):
             memo = self.byte_memo
-            if len(memo) >= self.settings.identifier_cache:
+            if len(memo) >= self._memo_size:
                 evict_oldest_half(memo)
             memo[key] = value
         return value
