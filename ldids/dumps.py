@@ -21,7 +21,6 @@ import csv
 import gzip
 import io
 import itertools
-import multiprocessing
 import os
 import shutil
 import signal
@@ -30,7 +29,6 @@ import tempfile
 import time
 from collections import Counter, deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -51,6 +49,8 @@ from ldids.stream import (
 )
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
     from ldids.passes import Crosswalk
 
 __all__ = ["DumpSummary", "crosswalk_line", "normalize_dump"]
@@ -283,6 +283,10 @@ def normalize_dump(
             settings = replace(
                 settings, identifier_cache=max(1_000, settings.identifier_cache // (2 * workers if shared else workers))
             )
+            # Imported here: a run with one worker starts without them (~20 ms).
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
             pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker))
             # On an error, tasks not yet started are dropped (the pool's exit waits for the rest).

@@ -28,7 +28,6 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, unquote_to_bytes, urlencode
 
-from ldids import safexml
 from ldids._chars import (
     DOMAIN_PATTERN,
     RFC2396_MARK,
@@ -296,6 +295,8 @@ def read_description(xml: str | bytes, source: str | None = None) -> IdentifyDes
     The XML is parsed without DTDs or entity expansion. Raises InputError for malformed
     XML, a missing block or missing elements; use :func:`check_description` on the result.
     """
+    from ldids import safexml  # lxml, imported only by those who read XML
+
     root = safexml.parse(xml.encode("utf-8") if isinstance(xml, str) else xml, source)
     tag = f"{{{DESCRIPTION_NAMESPACE}}}"
     block = root if root.tag == f"{tag}oai-identifier" else root.find(f".//{tag}oai-identifier")

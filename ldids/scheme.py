@@ -114,12 +114,20 @@ class Scheme(Generic[V]):
 
     def canonical(self, text: str) -> str:
         """The canonical IRI of what ``text`` identifies; raises ParseError."""
-        if self._iri_of_normalized is not None:
-            if self.is_normalized(text):
-                return self._iri_of_normalized(text)
+        to_iri = self._iri_of_normalized
+        normalized = self._normalized
+        if to_iri is not None and normalized is not None:
+            # is_normalized, inlined for the text and then its repair: a streamed dump
+            # calls this once for every identifier its memo does not hold.
+            limit, check = self._max_length, self._normalized_check
+            match = normalized(text)
+            if match is not None and (limit is None or len(text) <= limit) and (check is None or check(match)):
+                return to_iri(text)
             repaired = None if self._repair is None else self._repair(text)
-            if repaired is not None and self.is_normalized(repaired):
-                return self._iri_of_normalized(repaired)
+            if repaired is not None:
+                match = normalized(repaired)
+                if match is not None and (limit is None or len(repaired) <= limit) and (check is None or check(match)):
+                    return to_iri(repaired)
         return self.parse(text).iri
 
     def full_canonical(self, text: str) -> str:
