@@ -133,6 +133,11 @@ class Registry:
         match = (self._any if bare else self._prefixed)(text)
         return None if match is None or match.lastindex is None else self._by_group[match.lastindex]
 
+    def detect_prefixed(self, text: str) -> Scheme[Any] | None:
+        """``detect(text, bare=False)``, for callers that ask it millions of times."""
+        match = self._prefixed(text)
+        return None if match is None or match.lastindex is None else self._by_group[match.lastindex]
+
     def _scheme_for(self, text: str, scheme: str | None) -> Scheme[Any]:
         if scheme is not None:
             return self[scheme]

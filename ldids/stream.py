@@ -281,8 +281,10 @@ class _Worker:
         self.scan_exact = _encoded(self.exact_needles)
         self.scan_bare = _encoded(sorted(self.bare_predicates))
         self.scan_slow = _encoded(sorted({_SAME_AS, *self.identity_predicates}))
-        self._detect = functools.partial(config.registry.detect, bare=False)
+        self._detect = config.registry.detect_prefixed
         self._memo_size = settings.identifier_cache
+        self._literals_to_iris = config.literals_to_iris
+        self._fedora_links = bool(config.fedora_oai_namespaces)
 
     @property
     def identifiers(self) -> passes.TermCache:
@@ -348,7 +350,6 @@ class _Worker:
         This runs once for every term a dump's memo does not hold: millions of times on a
         large dump, which is why it does in one function what :func:`decisions.identify`
         and :func:`decisions.form_links` do in two."""
-        config = self.settings.config
         first = raw[0]
         escaped = "\\" in raw
         datatype = None
@@ -371,7 +372,7 @@ class _Worker:
         prefixed = scheme is not None
         if scheme is None:
             predicate = None if bare_predicate is None else _unescape(bare_predicate[1:-1])
-            scheme = decisions.bare_scheme(text, is_literal, predicate, config)
+            scheme = decisions.bare_scheme(text, is_literal, predicate, self.settings.config)
             if scheme is None:
                 return None
         try:
@@ -379,22 +380,22 @@ class _Worker:
         except ParseError as error:
             return (None, True, scheme.name, tuple(error.problems), _text_of(raw))
         changed = canonical != text
-        canonical_iri = iri(canonical)
-        if is_literal and not config.literals_to_iris:
-            new_raw = literal(canonical, None, datatype) if changed else None
+        value: _Value
+        if not changed and not (is_literal and self._literals_to_iris):
+            value = self._unchanged[scheme.name]
         else:
-            new_raw = canonical_iri if changed or is_literal else None
-        if changed and (prefixed or not is_literal):
-            # An IRI written without escapes is already in the form iri() writes.
-            written = raw if first == "<" and not escaped else iri(text)
-            self.new_links.append(f"{canonical_iri} {_SAME_AS} {written} .")
-        if linkable and config.fedora_oai_namespaces:
-            fedora = decisions.fedora_object_of_poi(canonical, config)
+            canonical_iri = iri(canonical)
+            new_raw = literal(canonical, None, datatype) if is_literal and not self._literals_to_iris else canonical_iri
+            if changed and (prefixed or not is_literal):
+                # An IRI written without escapes is already in the form iri() writes.
+                written = raw if first == "<" and not escaped else iri(text)
+                self.new_links.append(f"{canonical_iri} {_SAME_AS} {written} .")
+            value = self._scheme_byte[scheme.name] + new_raw.encode()
+        if linkable and self._fedora_links:
+            fedora = decisions.fedora_object_of_poi(canonical, self.settings.config)
             if fedora is not None:
-                self.new_links.append(f"{canonical_iri} {_SAME_AS} {iri(fedora)} .")
-        if new_raw is None:
-            return self._unchanged[scheme.name]
-        return self._scheme_byte[scheme.name] + new_raw.encode()
+                self.new_links.append(f"{iri(canonical)} {_SAME_AS} {iri(fedora)} .")
+        return value
 
     def decide_bytes(self, key: bytes, raw: bytes, bare_predicate: bytes | None, linkable: bool) -> _Value:
         """:meth:`decide` for the compiled loop, which keeps its own memo of these values."""
