@@ -435,8 +435,9 @@ static int one_of(PyObject *texts, const unsigned char *s, Py_ssize_t length) {
  * acquire, so they need no lock. A full table takes no more entries (the processes' own
  * memos still do): its size, fixed when it is made, bounds its memory.
  *
- * Layout: the header, `slots` slots of uint64 (0: empty, else 1 + the entry's offset), then
- * the entries: uint64 hash, uint32 key length, uint32 value length, the key, the value,
+ * Layout: the header, `slots` slots of uint64 (0: empty, else the top 24 bits of the key's
+ * hash above 1 + the entry's offset in the low 40 bits: a probe passes over other keys'
+ * slots without reading their entries, which lie anywhere in the arena), then the entries: uint64 hash, uint32 key length, uint32 value length, the key, the value,
  * padded to 8 bytes. A value is 'N' (not an identifier), 'R' then the memo value (a scheme
  * byte and the replacement), or 'C' then a scheme byte (valid, already canonical). Invalid
  * identifiers are not shared: their values carry Python objects. */
@@ -457,13 +458,33 @@ typedef struct {
 
 static PyTypeObject SharedDecisionsType;
 
+/* A 64-bit hash of a key, eight bytes at a time (keys are IRIs and literals of tens of
+ * bytes); every process of a run computes the same. */
 static uint64_t hash_bytes(const unsigned char *s, Py_ssize_t length) {
-    uint64_t hash = 14695981039346656037ULL; /* FNV-1a */
-    for (Py_ssize_t i = 0; i < length; i++) {
-        hash = (hash ^ s[i]) * 1099511628211ULL;
+    uint64_t hash = 0x9E3779B97F4A7C15ULL ^ (uint64_t)length;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= length; i += 8) {
+        uint64_t word;
+        memcpy(&word, s + i, 8);
+        hash = (hash ^ word) * 0xFF51AFD7ED558CCDULL;
+        hash ^= hash >> 32;
     }
-    return hash | 1; /* never 0 */
+    uint64_t tail = 0;
+    memcpy(&tail, s + i, (size_t)(length - i));
+    hash = (hash ^ tail) * 0xC4CEB9FE1A85EC53ULL;
+    hash ^= hash >> 29;
+    hash *= 0xFF51AFD7ED558CCDULL;
+    hash ^= hash >> 32;
+    return hash;
 }
+
+#define OFFSET_BITS 40
+#define OFFSET_MASK ((UINT64_C(1) << OFFSET_BITS) - 1)
+
+/* The slot of an entry at ``offset`` whose key has ``hash``; never 0. */
+static uint64_t slot_of(uint64_t hash, uint64_t offset) { return (hash >> OFFSET_BITS) << OFFSET_BITS | (offset + 1); }
+
+static int slot_may_be(uint64_t slot, uint64_t hash) { return slot >> OFFSET_BITS == hash >> OFFSET_BITS; }
 
 #ifdef SHARED_DECISIONS
 static SharedHeader *shared_header(SharedDecisions *table) { return (SharedHeader *)table->base; }
@@ -492,7 +513,10 @@ static const unsigned char *shared_find(SharedDecisions *table, const unsigned c
         if (slot == 0) {
             return NULL;
         }
-        const unsigned char *entry = arena + (slot - 1);
+        if (!slot_may_be(slot, hash)) {
+            continue;
+        }
+        const unsigned char *entry = arena + ((slot & OFFSET_MASK) - 1);
         if (entry_is(entry, hash, key, key_length)) {
             memcpy(length, entry + 12, 4);
             return entry + 16 + key_length;
@@ -526,11 +550,12 @@ static int shared_add(SharedDecisions *table, const unsigned char *key, Py_ssize
     memcpy(entry + 16 + key_length, value, (size_t)value_length);
     for (uint64_t i = hash & mask, probes = 0; probes <= mask; i = (i + 1) & mask, probes++) {
         uint64_t expected = 0;
-        if (__atomic_compare_exchange_n(&slots[i], &expected, offset + 1, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+        if (__atomic_compare_exchange_n(&slots[i], &expected, slot_of(hash, offset), 0, __ATOMIC_RELEASE,
+                                        __ATOMIC_ACQUIRE)) {
             __atomic_fetch_add(&header->count, 1, __ATOMIC_RELAXED);
             return 1;
         }
-        if (entry_is(arena + (expected - 1), hash, key, key_length)) {
+        if (slot_may_be(expected, hash) && entry_is(arena + ((expected & OFFSET_MASK) - 1), hash, key, key_length)) {
             return 1; /* another process added it first: the same decision */
         }
     }
@@ -574,7 +599,7 @@ static PyObject *shared_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         slots *= 2;
     }
     /* 128 bytes an entry: a key and a value of ~50 bytes each, and the entry's header. */
-    uint64_t arena = (uint64_t)entries * 128;
+    uint64_t arena = (uint64_t)entries * 128; /* at most 2**33 bytes: offsets fit OFFSET_BITS */
     size_t size = sizeof(SharedHeader) + slots * sizeof(uint64_t) + arena;
     /* Pages are taken as entries are written: the size is a bound, not a cost up front. */
     unsigned char *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);

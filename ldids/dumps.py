@@ -317,8 +317,7 @@ def normalize_dump(
                     if part is None:
                         out.write(result.output)
                     else:
-                        with open(part, "rb") as written:
-                            shutil.copyfileobj(written, out, 1 << 20)
+                        _append_part(part, out, target if out is target else None)
                         os.unlink(part)
                     lines_before += result.lines
                     found_links.add_all(result.links)
@@ -351,6 +350,28 @@ def normalize_dump(
     summary.seconds = time.monotonic() - started
     meter.update(summary.lines_in, 0, None, final=True)
     return summary
+
+
+def _append_part(part: str, out: _Sink, plain: IO[bytes] | None) -> None:
+    """Append a part file to the output: in the kernel (sendfile) if the output is a plain
+    file or a pipe (``plain``), else through a buffer. The coordinator of a run on every
+    core does this for the whole output, while its workers want all the CPU there is."""
+    with open(part, "rb") as written:
+        if plain is not None:
+            sent = 0
+            try:
+                plain.flush()
+                size = os.fstat(written.fileno()).st_size
+                while sent < size:
+                    count = os.sendfile(plain.fileno(), written.fileno(), sent, size - sent)
+                    if count == 0:
+                        raise OSError(f"sendfile stopped at byte {sent} of {size}")
+                    sent += count
+                return
+            except (OSError, io.UnsupportedOperation):
+                if sent:  # some of the part is out: copying it again would write it twice
+                    raise
+        shutil.copyfileobj(written, out, 1 << 20)
 
 
 def _write_lines(sink: _Sink, lines: Iterator[str], batch: int = 10_000) -> int:
