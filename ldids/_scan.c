@@ -525,9 +525,10 @@ static const unsigned char *shared_find(SharedDecisions *table, const unsigned c
     return NULL;
 }
 
-/* Adds key -> value; 1 if the table holds it now, 0 if it is full. */
-static int shared_add(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length,
-                      const unsigned char *value, Py_ssize_t value_length) {
+/* Adds key -> tag byte + value; 1 if the table holds it now, 0 if it is full. */
+static int shared_add(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length, unsigned char tag,
+                      const unsigned char *rest, Py_ssize_t rest_length) {
+    Py_ssize_t value_length = 1 + rest_length;
     SharedHeader *header = shared_header(table);
     uint64_t *slots = shared_slots(table);
     unsigned char *arena = shared_arena(table);
@@ -547,7 +548,8 @@ static int shared_add(SharedDecisions *table, const unsigned char *key, Py_ssize
     memcpy(entry, &hash, 8);
     memcpy(entry + 8, lengths, 8);
     memcpy(entry + 16, key, (size_t)key_length);
-    memcpy(entry + 16 + key_length, value, (size_t)value_length);
+    entry[16 + key_length] = tag;
+    memcpy(entry + 16 + key_length + 1, rest, (size_t)rest_length);
     for (uint64_t i = hash & mask, probes = 0; probes <= mask; i = (i + 1) & mask, probes++) {
         uint64_t expected = 0;
         if (__atomic_compare_exchange_n(&slots[i], &expected, slot_of(hash, offset), 0, __ATOMIC_RELEASE,
@@ -632,6 +634,33 @@ static void shared_dealloc(SharedDecisions *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+#ifdef SHARED_DECISIONS
+/* Puts key -> a memo value into the table: 1 if the table holds it now, 0 if not (it is
+ * full, or the value is not shareable), -1 on error. */
+static int shared_put(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length, PyObject *value) {
+    if (value == Py_None) {
+        return shared_add(table, key, key_length, 'N', NULL, 0);
+    }
+    if (PyBytes_Check(value) && PyBytes_GET_SIZE(value) >= 2) {
+        return shared_add(table, key, key_length, 'R', (const unsigned char *)PyBytes_AS_STRING(value),
+                          PyBytes_GET_SIZE(value));
+    }
+    if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) == 3 && PyTuple_GET_ITEM(value, 1) == Py_False) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(table->schemes); i++) {
+            int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(table->schemes, i), PyTuple_GET_ITEM(value, 2), Py_EQ);
+            if (same < 0) {
+                return -1;
+            }
+            if (same) {
+                unsigned char index = (unsigned char)i;
+                return shared_add(table, key, key_length, 'C', &index, 1);
+            }
+        }
+    }
+    return 0;
+}
+#endif
+
 /* add(key, value) -> bool: whether the table holds key now (False: full, or not shareable). */
 static PyObject *shared_add_method(SharedDecisions *self, PyObject *args) {
     PyObject *value;
@@ -641,39 +670,8 @@ static PyObject *shared_add_method(SharedDecisions *self, PyObject *args) {
         return NULL;
     }
 #ifdef SHARED_DECISIONS
-    unsigned char small[2];
-    const unsigned char *encoded = small;
-    Py_ssize_t length = 0;
-    PyObject *owned = NULL;
-    if (value == Py_None) {
-        small[0] = 'N';
-        length = 1;
-    } else if (PyBytes_Check(value) && PyBytes_GET_SIZE(value) >= 2) {
-        owned = PyBytes_FromStringAndSize(NULL, PyBytes_GET_SIZE(value) + 1);
-        if (owned == NULL) {
-            return NULL;
-        }
-        PyBytes_AS_STRING(owned)[0] = 'R';
-        memcpy(PyBytes_AS_STRING(owned) + 1, PyBytes_AS_STRING(value), (size_t)PyBytes_GET_SIZE(value));
-        encoded = (const unsigned char *)PyBytes_AS_STRING(owned);
-        length = PyBytes_GET_SIZE(owned);
-    } else if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) == 3 && PyTuple_GET_ITEM(value, 1) == Py_False) {
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->schemes); i++) {
-            int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(self->schemes, i), PyTuple_GET_ITEM(value, 2), Py_EQ);
-            if (same < 0) {
-                return NULL;
-            }
-            if (same) {
-                small[0] = 'C';
-                small[1] = (unsigned char)i;
-                length = 2;
-                break;
-            }
-        }
-    }
-    int added = length > 0 && shared_add(self, (const unsigned char *)key, key_length, encoded, length);
-    Py_XDECREF(owned);
-    return PyBool_FromLong(added);
+    int added = shared_put(self, (const unsigned char *)key, key_length, value);
+    return added < 0 ? NULL : PyBool_FromLong(added);
 #else
     (void)key;
     (void)key_length;
@@ -740,7 +738,8 @@ static PyTypeObject SharedDecisionsType = {
  *   (None, True, scheme, problems, text)    an invalid identifier. */
 typedef struct {
     PyObject *memo;    /* dict: key -> memo value */
-    PyObject *decide;  /* decide(key, raw, bare predicate or None, linkable) -> memo value */
+    PyObject *decide;  /* decide(raw, bare predicate or None, linkable) -> memo value (str arguments) */
+    Py_ssize_t size;   /* the most entries memo takes before it forgets its older half */
     PyObject *schemes; /* tuple of scheme names, indexed by a rewriting value's first byte */
     PyObject *counts;  /* dict: scheme -> occurrences of identifiers rewritten */
     PyObject *invalid; /* list of (line index, memo value) */
@@ -758,9 +757,47 @@ static int is_value(Memo *memo, PyObject *value) {
     return PyTuple_Check(value) && PyTuple_GET_SIZE(value) >= 3 && PyTuple_GET_ITEM(value, 0) == Py_None;
 }
 
+/* Makes room in the memo: forgets the older half (dicts keep insertion order), so the
+ * identifiers a dump is repeating right now stay known (ldids.decisions.evict_oldest_half). */
+static int evict_oldest_half(PyObject *memo) {
+    Py_ssize_t half = PyDict_GET_SIZE(memo) / 2, position = 0, taken = 0;
+    PyObject *keys = PyList_New(half), *key, *value;
+    if (keys == NULL) {
+        return -1;
+    }
+    while (taken < half && PyDict_Next(memo, &position, &key, &value)) {
+        Py_INCREF(key);
+        PyList_SET_ITEM(keys, taken++, key);
+    }
+    int failed = 0;
+    for (Py_ssize_t i = 0; i < taken && !failed; i++) {
+        failed = PyDict_DelItem(memo, PyList_GET_ITEM(keys, i)) < 0;
+    }
+    Py_DECREF(keys);
+    return failed ? -1 : 0;
+}
+
+/* Remembers a decision: in the table the run's processes share if it takes it, else in
+ * this process's memo. */
+static int remember(Memo *memo, PyObject *key, PyObject *value) {
+#ifdef SHARED_DECISIONS
+    if (memo->shared != NULL) {
+        int added = shared_put(memo->shared, (const unsigned char *)PyBytes_AS_STRING(key), PyBytes_GET_SIZE(key),
+                               value);
+        if (added != 0) {
+            return added < 0 ? -1 : 0;
+        }
+    }
+#endif
+    if (PyDict_GET_SIZE(memo->memo) >= memo->size && evict_oldest_half(memo->memo) < 0) {
+        return -1;
+    }
+    return PyDict_SetItem(memo->memo, key, value);
+}
+
 /* The memo value of one term (a new reference), or NULL on error. */
 static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py_ssize_t raw_length,
-                         PyObject *bare_predicate, int linkable) {
+                         const unsigned char *bare_predicate, Py_ssize_t bare_predicate_length, int linkable) {
     PyObject *value = PyDict_GetItemWithError(memo->memo, key);
     if (value != NULL) {
         Py_INCREF(value);
@@ -779,15 +816,28 @@ static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py
         }
     }
 #endif
-    PyObject *raw_bytes = PyBytes_FromStringAndSize((const char *)raw, raw_length);
-    if (raw_bytes == NULL) {
+    /* Never decided here: Python decides (the line is valid UTF-8, checked before). */
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)raw, raw_length, "strict");
+    PyObject *predicate = Py_None;
+    Py_INCREF(predicate);
+    if (bare_predicate != NULL) {
+        Py_DECREF(predicate);
+        predicate = PyUnicode_DecodeUTF8((const char *)bare_predicate, bare_predicate_length, "strict");
+    }
+    if (text != NULL && predicate != NULL) {
+        value = PyObject_CallFunctionObjArgs(memo->decide, text, predicate, linkable ? Py_True : Py_False, NULL);
+    }
+    Py_XDECREF(text);
+    Py_XDECREF(predicate);
+    if (value == NULL) {
         return NULL;
     }
-    value = PyObject_CallFunctionObjArgs(memo->decide, key, raw_bytes, bare_predicate,
-                                         linkable ? Py_True : Py_False, NULL);
-    Py_DECREF(raw_bytes);
-    if (value != NULL && !is_value(memo, value)) {
+    if (!is_value(memo, value)) {
         PyErr_SetString(PyExc_TypeError, "decide() must return None, scheme byte + replacement, or a tuple");
+        Py_DECREF(value);
+        return NULL;
+    }
+    if (remember(memo, key, value) < 0) {
         Py_DECREF(value);
         return NULL;
     }
@@ -826,14 +876,20 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
     int quads, stop_on_error, all_slow, rewrite_predicates;
-    Memo memo = {NULL, NULL, NULL, NULL, NULL, NULL};
+    Memo memo = {NULL, NULL, 0, NULL, NULL, NULL, NULL};
     PyObject *shared;
     Needles needles;
     PyObject *bare_predicates, *slow_predicates, *slow, *bad;
-    if (!PyArg_ParseTuple(args, "y*ppO!OO!OO!O!O!O!OOpp", &data, &quads, &stop_on_error, &PyDict_Type, &memo.memo,
-                          &memo.decide, &PyTuple_Type, &memo.schemes, &shared, &PyTuple_Type, &needles.folded,
+    if (!PyArg_ParseTuple(args, "y*ppO!OnO!OO!O!O!O!OOpp", &data, &quads, &stop_on_error, &PyDict_Type, &memo.memo,
+                          &memo.decide, &memo.size, &PyTuple_Type, &memo.schemes, &shared, &PyTuple_Type,
+                          &needles.folded,
                           &PyTuple_Type, &needles.exact, &PyTuple_Type, &bare_predicates, &PyTuple_Type,
                           &slow_predicates, &slow, &bad, &all_slow, &rewrite_predicates)) {
+        return NULL;
+    }
+    if (memo.size < 1) {
+        PyBuffer_Release(&data);
+        PyErr_SetString(PyExc_ValueError, "memo_size must be at least 1");
         return NULL;
     }
     if (shared != Py_None) {
@@ -980,14 +1036,8 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
                 failed = 1;
                 break;
             }
-            PyObject *bare_predicate = Py_None;
-            Py_INCREF(bare_predicate);
-            if (literal_under_bare) {
-                Py_DECREF(bare_predicate);
-                bare_predicate = PyBytes_FromStringAndSize((const char *)predicate, predicate_length);
-            }
-            PyObject *value = bare_predicate == NULL ? NULL : look_up(&memo, key, raw, raw_length, bare_predicate, linkable);
-            Py_XDECREF(bare_predicate);
+            PyObject *value = look_up(&memo, key, raw, raw_length, literal_under_bare ? predicate : NULL,
+                                      predicate_length, linkable);
             if (value == NULL) {
                 Py_DECREF(key);
                 failed = 1;
@@ -1064,7 +1114,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"scan_block", scan_block, METH_VARARGS,
-     "scan_block(data, quads, stop_on_error, memo, decide, schemes, shared, folded, exact,\n"
+     "scan_block(data, quads, stop_on_error, memo, decide, memo_size, schemes, shared, folded, exact,\n"
      "           bare_predicates, slow_predicates, slow, bad, all_slow, rewrite_predicates)\n"
      "-> (output, lines, written, statements, rewritten_statements, counts, invalid)\n\n"
      "The per-line loop of ldids.stream.process_block; see ldids/stream.py."},

@@ -282,7 +282,7 @@ class _Worker:
         self.scan_bare = _encoded(sorted(self.bare_predicates))
         self.scan_slow = _encoded(sorted({_SAME_AS, *self.identity_predicates}))
         self._detect = config.registry.detect_prefixed
-        self._memo_size = settings.identifier_cache
+        self.memo_size = settings.identifier_cache
         self._literals_to_iris = config.literals_to_iris
         self._fedora_links = bool(config.fedora_oai_namespaces)
 
@@ -395,18 +395,6 @@ class _Worker:
             fedora = decisions.fedora_object_of_poi(canonical, self.settings.config)
             if fedora is not None:
                 self.new_links.append(f"{iri(canonical)} {_SAME_AS} {iri(fedora)} .")
-        return value
-
-    def decide_bytes(self, key: bytes, raw: bytes, bare_predicate: bytes | None, linkable: bool) -> _Value:
-        """:meth:`decide` for the compiled loop, which keeps its own memo of these values."""
-        value = self.decide(raw.decode(), None if bare_predicate is None else bare_predicate.decode(), linkable)
-        # Into the table the run's processes share if it takes it, else into our own memo.
-        shared = self.shared
-        if shared is None or not shared.add(key, value):
-            memo = self.byte_memo
-            if len(memo) >= self._memo_size:
-                evict_oldest_half(memo)
-            memo[key] = value
         return value
 
     def take_links(self) -> list[str]:
@@ -588,7 +576,8 @@ def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
         settings.quads,
         settings.on_error == "stop",
         worker.byte_memo,
-        worker.decide_bytes,
+        worker.decide,
+        worker.memo_size,
         worker.schemes,
         worker.shared,
         worker.scan_folded,
