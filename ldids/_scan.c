@@ -27,8 +27,11 @@
 
 /* -- Output buffer ------------------------------------------------------------------------ */
 
+/* The block's output, written straight into the bytes object that is returned: a block's
+ * output is about as long as its input, and copying megabytes into a new object per block
+ * costs a copy and fresh pages to fault in. */
 typedef struct {
-    char *data;
+    PyObject *bytes; /* NULL until the first reserve */
     Py_ssize_t length;
     Py_ssize_t capacity;
 } Buffer;
@@ -39,14 +42,16 @@ static int buffer_reserve(Buffer *buffer, Py_ssize_t more) {
     }
     Py_ssize_t capacity = buffer->capacity ? buffer->capacity : 4096;
     while (capacity < buffer->length + more) {
-        capacity *= 2;
+        capacity = buffer->capacity ? capacity * 2 : buffer->length + more; /* the first: as asked */
     }
-    char *data = PyMem_Realloc(buffer->data, (size_t)capacity);
-    if (data == NULL) {
-        PyErr_NoMemory();
-        return -1;
+    if (buffer->bytes == NULL) {
+        buffer->bytes = PyBytes_FromStringAndSize(NULL, capacity);
+        if (buffer->bytes == NULL) {
+            return -1;
+        }
+    } else if (_PyBytes_Resize(&buffer->bytes, capacity) < 0) {
+        return -1; /* the object is gone (bytes is NULL) */
     }
-    buffer->data = data;
     buffer->capacity = capacity;
     return 0;
 }
@@ -55,9 +60,22 @@ static int buffer_add(Buffer *buffer, const char *text, Py_ssize_t length) {
     if (buffer_reserve(buffer, length) < 0) {
         return -1;
     }
-    memcpy(buffer->data + buffer->length, text, (size_t)length);
+    memcpy(PyBytes_AS_STRING(buffer->bytes) + buffer->length, text, (size_t)length);
     buffer->length += length;
     return 0;
+}
+
+/* The bytes written (a new reference; the buffer is left empty), or NULL on error. */
+static PyObject *buffer_finish(Buffer *buffer) {
+    PyObject *bytes = buffer->bytes;
+    buffer->bytes = NULL;
+    if (bytes == NULL) {
+        return PyBytes_FromStringAndSize(NULL, 0);
+    }
+    if (_PyBytes_Resize(&bytes, buffer->length) < 0) {
+        return NULL;
+    }
+    return bytes;
 }
 
 /* -- UTF-8 (strict, as Python's decoder: no overlongs, surrogates or code points past
@@ -911,12 +929,12 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         }
     }
     needles_init(&needles);
-    Buffer out = {NULL, 0, 0};
+    Buffer out = {NULL, 0, 0}; /* as large as the input to start with: most lines are copied */
     PyObject *result = NULL;
     memo.counts = PyDict_New();
     memo.invalid = PyList_New(0);
     Py_ssize_t lines = 0, written = 0, statements = 0, rewritten_statements = 0;
-    if (memo.counts == NULL || memo.invalid == NULL) {
+    if (memo.counts == NULL || memo.invalid == NULL || buffer_reserve(&out, data.len + data.len / 16 + 1) < 0) {
         goto done;
     }
     const unsigned char *s = data.buf;
@@ -1098,14 +1116,14 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         start = next;
     }
     {
-        PyObject *output = PyBytes_FromStringAndSize(out.data, out.length);
+        PyObject *output = buffer_finish(&out);
         if (output != NULL) {
             result = Py_BuildValue("(Nnnnn OO)", output, lines, written, statements, rewritten_statements,
                                    memo.counts, memo.invalid);
         }
     }
 done:
-    PyMem_Free(out.data);
+    Py_XDECREF(out.bytes);
     Py_XDECREF(memo.counts);
     Py_XDECREF(memo.invalid);
     PyBuffer_Release(&data);

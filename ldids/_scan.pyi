@@ -12,7 +12,7 @@ class SharedDecisions:
     def __len__(self) -> int: ...
 
 def scan_block(
-    data: bytes,
+    data: bytes | bytearray | memoryview,
     quads: bool,
     stop_on_error: bool,
     memo: dict[bytes, Any],

@@ -165,26 +165,46 @@ class _Chunk:
     data: bytes | None = None
 
 
-def _read_range(path: str, start: int, stop: int) -> bytes:
-    """The lines of ``path`` whose first byte lies in [start, stop)."""
+def _read_range(path: str, start: int, stop: int, buffer: bytearray) -> memoryview:
+    """The lines of ``path`` whose first byte lies in [start, stop), read into ``buffer``
+    (grown as needed; a worker reuses one, rather than fault in fresh pages per chunk)."""
     with open(path, "rb") as stream:
         if start > 0:
             stream.seek(start - 1)
             stream.readline()  # the end of a line that began before start: the previous range's
         begin = stream.tell()
         if begin >= stop:
-            return b""
-        data = stream.read(stop - begin)
-        if data and not data.endswith(b"\n"):
-            data += stream.readline()  # the last line began in range: it is this range's
-        return data
+            return memoryview(b"")
+        wanted = stop - begin
+        if len(buffer) < wanted:
+            buffer.extend(bytes(wanted - len(buffer)))
+        view = memoryview(buffer)
+        length = 0
+        while length < wanted and (count := stream.readinto(view[length:wanted])):
+            length += count
+        if length == 0 or buffer[length - 1] == ord("\n"):
+            return view[:length]
+        # The last line began in range: it is this range's.
+        rest = stream.readline()
+        view.release()
+        if len(buffer) < length + len(rest):
+            buffer.extend(bytes(length + len(rest) - len(buffer)))
+        buffer[length : length + len(rest)] = rest
+        return memoryview(buffer)[: length + len(rest)]
+
+
+# Each worker process reads its chunks into one buffer.
+_CHUNK_BUFFER = bytearray()
 
 
 def _run_chunk(chunk: _Chunk, settings: Settings, part: str) -> BlockResult:
     """One task: the chunk's lines through process_block (numbered from 1), the output
     written to ``part``, the rest of the result sent back."""
-    data = chunk.data if chunk.data is not None else _read_range(chunk.path, chunk.start, chunk.stop)
-    result = process_block(data, 1, settings)
+    if chunk.data is not None:
+        result = process_block(chunk.data, 1, settings)
+    else:
+        with _read_range(chunk.path, chunk.start, chunk.stop, _CHUNK_BUFFER) as data:
+            result = process_block(data, 1, settings)
     Path(part).write_bytes(result.output)
     return replace(result, output=b"")
 

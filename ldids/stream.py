@@ -243,6 +243,8 @@ _Known = tuple["str | None", "str | None", "tuple[Problem, ...] | None"]
 # one already canonical; (None, True, scheme, problems, the term's text) for an invalid one.
 _Value = bytes | tuple[None, bool, str] | tuple[None, bool, str, tuple[Problem, ...], str] | None
 _SAME_AS = f"<{decisions.SAME_AS_IRI}>"
+#: What a block may be given as: bytes, or a view of a buffer the caller reads into again.
+BytesLike = bytes | bytearray | memoryview
 
 
 class _Worker:
@@ -450,8 +452,9 @@ def _worker_for(settings: Settings) -> _Worker:
     return worker
 
 
-def process_block(data: bytes, first_line: int, settings: Settings) -> BlockResult:
-    """Normalize one block of whole lines; ``first_line`` is the 1-based number of its first.
+def process_block(data: BytesLike, first_line: int, settings: Settings) -> BlockResult:
+    """Normalize one block of whole lines (any bytes-like object); ``first_line`` is the
+    1-based number of its first.
 
     With ``on_error="stop"`` the first bad line ends the block (it is the only entry of
     ``bad``); with ``"skip"`` every bad line is listed and left out of the output.
@@ -496,17 +499,17 @@ def _bad_line(result: BlockResult, number: int, body: str, quads: bool) -> None:
     result.bad.append(BadLine(number, column, message, text))
 
 
-def _in_python(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
+def _in_python(worker: _Worker, data: BytesLike, first_line: int) -> BlockResult:
     """The reference implementation of the per-line loop."""
     settings = worker.settings
     result = BlockResult()
     undecodable = False
     try:
-        text = data.decode("utf-8")
+        text = str(data, "utf-8")  # data may be any bytes-like object (a worker's buffer)
     except UnicodeDecodeError:
         # Bytes that are not UTF-8 become lone surrogates, found line by line below, so
         # that bad lines are reported in order whatever is wrong with them.
-        text = data.decode("utf-8", "surrogateescape")
+        text = str(data, "utf-8", "surrogateescape")
         undecodable = True
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -549,7 +552,7 @@ def _statement(worker: _Worker, pieces: list[str | None], number: int, result: B
     return _term_by_term(worker, pieces, number, result)
 
 
-def _compiled(worker: _Worker, data: bytes, first_line: int) -> BlockResult:
+def _compiled(worker: _Worker, data: BytesLike, first_line: int) -> BlockResult:
     """The per-line loop in C: Python runs only for terms never seen before (``decide``),
     for lines the passes must see whole (``slow``) and for malformed lines (``bad``)."""
     assert _scan is not None

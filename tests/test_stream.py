@@ -318,15 +318,17 @@ def test_every_run_in_one_process_writes_its_links(tmp_path: Path) -> None:
     block_size=st.integers(1, 64),
 )
 def test_byte_ranges_share_out_every_line_once(lines: list[bytes], final_newline: bool, block_size: int) -> None:
-    """The ranges the pool's tasks read (the lines that start in each) make up the file."""
+    """The ranges the pool's tasks read (the lines that start in each) make up the file,
+    read one after another into one buffer, as a worker reads them."""
     data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    buffer = bytearray()
+    pieces = []
     with tempfile.NamedTemporaryFile() as file:
         file.write(data)
         file.flush()
-        pieces = [
-            _read_range(file.name, start, min(start + block_size, len(data)))
-            for start in range(0, len(data), block_size)
-        ]
+        for start in range(0, len(data), block_size):
+            with _read_range(file.name, start, min(start + block_size, len(data)), buffer) as piece:
+                pieces.append(bytes(piece))
     assert b"".join(pieces) == data
     whole = [piece for piece in pieces if piece]
     assert all(piece.endswith(b"\n") for piece in whole[:-1])  # whole lines: only the file's end may lack one
