@@ -234,5 +234,11 @@ _NCNAME_START = (
     "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff"
 )
 _NCNAME_REST = _NCNAME_START + r"\-.0-9\u00b7\u0300-\u036f\u203f-\u2040"
-NCNAME_RE = re.compile(f"[{_NCNAME_START}][{_NCNAME_REST}]*")
-NCNAME_CHAR_RE = re.compile(f"[{_NCNAME_REST}]")
+
+
+@functools.cache
+def ncname_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(an NCName, one NCName character), compiled when first asked for: the Unicode
+    ranges take ~20 ms to compile, and only the full scan of a datastream id needs them
+    (not the fast path, nor a program that never meets one)."""
+    return re.compile(f"[{_NCNAME_START}][{_NCNAME_REST}]*"), re.compile(f"[{_NCNAME_REST}]")

@@ -32,13 +32,12 @@ from ldids import pid as pid_module
 from ldids._chars import (
     ALPHANUM,
     HEX_ANY,
-    NCNAME_CHAR_RE,
-    NCNAME_RE,
     RFC3986_PCHAR,
     RFC3986_UNRESERVED,
     ascii_lower,
     describe,
     iri_forbidden,
+    ncname_patterns,
     percent_encode,
 )
 from ldids.errors import Problem
@@ -163,13 +162,14 @@ def _ncname(text: str, start: int, end: int, what: str) -> tuple[str, list[Probl
     if not decoded:
         return "", [Problem(f"{CODE}.empty-segment", f"the {what} is empty", start, end)]
     name = "".join(ch for ch, _, _ in decoded)
-    if NCNAME_RE.fullmatch(name) is None:
+    ncname, ncname_character = ncname_patterns()
+    if ncname.fullmatch(name) is None:
         first, first_start, first_end = decoded[0]
-        if NCNAME_RE.fullmatch(first) is None:
+        if ncname.fullmatch(first) is None:
             message = f"a {what} must start with a letter or '_' (an XML NCName), not {describe(first)}"
             span = (first_start, first_end)
         else:
-            bad = next(item for item in decoded[1:] if NCNAME_CHAR_RE.fullmatch(item[0]) is None)
+            bad = next(item for item in decoded[1:] if ncname_character.fullmatch(item[0]) is None)
             message = f"{describe(bad[0])} is not allowed in a {what} (an XML NCName)"
             span = (bad[1], bad[2])
         code = "datastream-id" if what == "datastream id" else "method-name"
