@@ -1,13 +1,14 @@
 """Running the stream over files, every core and the terminal (I/O, outside the core).
 
 With one worker this process reads blocks of whole lines and processes them in turn. With
-more, a pool of ``workers`` processes does the work and this one only coordinates: a task
-reads its own byte range of a plain file (the lines that start in it) or, from standard
-input or a compressed file, gets the block this process read; it writes its output to a
-part file and sends back the rest of the block's result. Parts are appended to the output
-in input order with at most ``2 * workers`` tasks in flight, so memory and the temporary
-disk space stay bounded whatever the input size. Line numbers come back local to their
-block and are made absolute here.
+more, ``workers - 1`` worker processes (forked, fed through pipes) and this process share
+the chunks: a chunk is a byte range of a plain file (the lines that start in it) or, from
+standard input or a compressed file, a block this process read. A worker writes a chunk's
+output to a part file and the rest of its result beside it; this process takes a chunk
+itself whenever each worker has two queued, and otherwise coordinates. Results are taken
+in input order, parts appended to the output, with a bounded number of chunks in flight,
+so memory and the temporary disk space stay bounded whatever the input size. Line numbers
+come back local to their chunk and are made absolute here.
 
 Links and crosswalk rows are de-duplicated across blocks in bounded memory and written at
 the end (links after the statements when they go into the output). Every output is
@@ -22,6 +23,7 @@ import gzip
 import io
 import itertools
 import os
+import pickle
 import shutil
 import signal
 import sys
@@ -32,7 +34,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, BinaryIO, Protocol, cast
+from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn, Protocol, cast
 
 from ldids.errors import InputError
 from ldids.files import atomic_output
@@ -49,7 +51,8 @@ from ldids.stream import (
 )
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
     from ldids.passes import Crosswalk
 
@@ -197,14 +200,17 @@ def _read_range(path: str, start: int, stop: int, buffer: bytearray) -> memoryvi
 _CHUNK_BUFFER = bytearray()
 
 
-def _run_chunk(chunk: _Chunk, settings: Settings, part: str) -> BlockResult:
-    """One task: the chunk's lines through process_block (numbered from 1), the output
-    written to ``part``, the rest of the result sent back."""
+def _run_chunk(chunk: _Chunk, settings: Settings, part: str | None = None) -> BlockResult:
+    """One chunk's lines through process_block (numbered from 1). A task in the pool writes
+    the output to ``part`` and sends back the rest of the result; run here (``part`` None),
+    the output stays in the result."""
     if chunk.data is not None:
         result = process_block(chunk.data, 1, settings)
     else:
         with _read_range(chunk.path, chunk.start, chunk.stop, _CHUNK_BUFFER) as data:
             result = process_block(data, 1, settings)
+    if part is None:
+        return result
     Path(part).write_bytes(result.output)
     return replace(result, output=b"")
 
@@ -220,12 +226,120 @@ def _chunks(
         yield _Chunk(path, data=data)
 
 
+class _Pool:
+    """Worker processes, each fed through a pipe of its own.
+
+    Tasks are written to a worker's pipe ahead of time (it holds many), and a worker sends
+    back one short line per task, in order, so neither side waits on the other. There is no
+    thread here: a ProcessPoolExecutor feeds its workers from threads of this process, which
+    wait for the GIL while this process works on a chunk of its own, and the workers idle.
+    """
+
+    DEPTH = 2  # chunks queued per worker before this process takes one itself
+
+    def __init__(self, processes: int, settings: Settings) -> None:
+        import multiprocessing  # here: a run with one worker starts without it (~10 ms)
+
+        # Forked where that is safe, so workers share the table of decisions made before.
+        context = (
+            multiprocessing.get_context("fork") if sys.platform == "linux" else multiprocessing.get_context("spawn")
+        )
+        self._connections: list[Connection] = []
+        self._processes: list[BaseProcess] = []
+        self._sent: list[int] = []
+        self._done: list[int] = []
+        for _ in range(processes):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_serve, args=(theirs, settings), daemon=True)
+            process.start()
+            theirs.close()
+            self._connections.append(mine)
+            self._processes.append(process)
+            self._sent.append(0)
+            self._done.append(0)
+
+    def free_worker(self) -> int | None:
+        """The worker with the fewest unfinished chunks, if it has fewer than DEPTH."""
+        for worker in range(len(self._connections)):
+            while self._connections[worker].poll():
+                self._receive(worker)
+        worker = min(range(len(self._sent)), key=lambda index: self._sent[index] - self._done[index])
+        return worker if self._sent[worker] - self._done[worker] < self.DEPTH else None
+
+    def submit(self, worker: int, chunk: _Chunk, part: str) -> int:
+        """Queues a chunk; its number among the worker's tasks (see :meth:`wait`)."""
+        try:
+            self._connections[worker].send((chunk, part))
+        except OSError:  # the pipe is broken: the worker is gone
+            self._lost(worker)
+        self._sent[worker] += 1
+        return self._sent[worker]
+
+    def is_done(self, worker: int, number: int) -> bool:
+        while self._done[worker] < number and self._connections[worker].poll():
+            self._receive(worker)
+        return self._done[worker] >= number
+
+    def wait(self, worker: int, number: int) -> None:
+        while self._done[worker] < number:
+            self._receive(worker)
+
+    def _receive(self, worker: int) -> None:
+        try:
+            failure = self._connections[worker].recv()
+        except (EOFError, OSError):  # closed, or reset with tasks unread: the worker is gone
+            self._lost(worker)
+        if failure is not None:
+            raise RuntimeError(f"a worker process failed: {failure}")
+        self._done[worker] += 1
+
+    def _lost(self, worker: int) -> NoReturn:
+        process = self._processes[worker]
+        process.join(timeout=5)
+        raise RuntimeError(f"a worker process ended unexpectedly (exit code {process.exitcode})") from None
+
+    def close(self) -> None:
+        """Ends the workers: at once (they may be mid-chunk after an error or Ctrl-C; what
+        they wrote is in the run's temporary directory, removed with it)."""
+        for process in self._processes:
+            if process.is_alive():
+                process.terminate()
+        for process in self._processes:
+            process.join()
+        for connection in self._connections:
+            connection.close()
+
+
+def _serve(connection: Connection, settings: Settings) -> None:
+    """A worker process: chunks from ``connection``, until it closes; each chunk's output
+    to its part file, the rest of the result beside it, then a line back (None, or what
+    went wrong)."""
+    _quiet_worker()
+    while True:
+        try:
+            chunk, part = connection.recv()
+        except EOFError:
+            return
+        try:
+            result = _run_chunk(chunk, settings, part)
+            with open(f"{part}.result", "wb") as rest:
+                pickle.dump(result, rest, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as error:  # reported to the coordinator, which stops the run
+            connection.send(f"{type(error).__name__}: {error}")
+            continue
+        connection.send(None)
+
+
+# A chunk in flight: done here (its result), or queued with a worker (worker, number).
+_Task = tuple["BlockResult | tuple[int, int]", "str | None", "int | None"]
+
+
 def _results(
     path: str,
     source: io.BufferedIOBase,
     size: int | None,
     settings: Settings,
-    pool: ProcessPoolExecutor | None,
+    pool: _Pool | None,
     parts: str,
     workers: int,
     block_size: int,
@@ -238,16 +352,37 @@ def _results(
             yield process_block(data, 1, settings), None, None
         return
     seekable = path != "-" and not path.lower().endswith((".gz", ".bz2")) and os.path.isfile(path)
-    window: deque[tuple[Future[BlockResult], str, int | None]] = deque()
+    window: deque[_Task] = deque()
     for index, chunk in enumerate(_chunks(path, source, size, seekable, block_size)):
-        part = os.path.join(parts, f"part-{index}")
-        window.append((pool.submit(_run_chunk, chunk, settings, part), part, chunk.stop if seekable else None))
-        if len(window) >= 2 * workers:
-            future, part, end = window.popleft()
-            yield future.result(), part, end
+        end = chunk.stop if seekable else None
+        worker = pool.free_worker()
+        if worker is not None:
+            part = os.path.join(parts, f"part-{index}")
+            window.append(((worker, pool.submit(worker, chunk, part)), part, end))
+        else:  # every worker has enough to do: this process takes the chunk
+            window.append((_run_chunk(chunk, settings), None, end))
+        # Results wait here for the oldest to finish: a bounded number of them.
+        while window and (len(window) > 4 * workers or _finished(pool, window[0][0])):
+            yield _take(pool, window)
     while window:
-        future, part, end = window.popleft()
-        yield future.result(), part, end
+        yield _take(pool, window)
+
+
+def _finished(pool: _Pool, task: BlockResult | tuple[int, int]) -> bool:
+    return isinstance(task, BlockResult) or pool.is_done(*task)
+
+
+def _take(pool: _Pool, window: deque[_Task]) -> tuple[BlockResult, str | None, int | None]:
+    """The oldest result of the window (waiting for it if it is still being worked on)."""
+    task, part, end = window.popleft()
+    if isinstance(task, BlockResult):
+        return task, part, end
+    pool.wait(*task)
+    assert part is not None
+    with open(f"{part}.result", "rb") as rest:
+        result: BlockResult = pickle.load(rest)
+    os.unlink(f"{part}.result")
+    return result, part, end
 
 
 def _quiet_worker() -> None:
@@ -303,14 +438,8 @@ def normalize_dump(
             settings = replace(
                 settings, identifier_cache=max(1_000, settings.identifier_cache // (2 * workers if shared else workers))
             )
-            # Imported here: a run with one worker starts without them (~20 ms).
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-            pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context, initializer=_quiet_worker))
-            # On an error, tasks not yet started are dropped (the pool's exit waits for the rest).
-            stack.callback(pool.shutdown, wait=False, cancel_futures=True)
+            pool = _Pool(workers - 1, settings)
+            stack.callback(pool.close)
         target = stack.enter_context(atomic_output(output))
         out = _compressed(target, output)
         errors: IO[bytes] | None = None

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -181,7 +182,7 @@ def dump(tmp_path: Path, lines: int = 3000) -> Path:
 def test_one_worker_and_two_give_the_same_bytes(tmp_path: Path) -> None:
     source = dump(tmp_path)
     outputs = []
-    for workers in (1, 2):
+    for workers in (1, 2, 3):  # this process alone; with one worker process; with two
         out = tmp_path / f"out{workers}.nt"
         walk = tmp_path / f"walk{workers}.csv"
         summary = normalize_dump(
@@ -193,7 +194,7 @@ def test_one_worker_and_two_give_the_same_bytes(tmp_path: Path) -> None:
             block_size=4096,
         )
         outputs.append((out.read_bytes(), walk.read_bytes(), summary.to_json() | {"seconds": 0}))
-    assert outputs[0] == outputs[1]
+    assert outputs[0] == outputs[1] == outputs[2]
     counts = outputs[0][2]
     assert counts["lines_in"] == counts["lines_out"] == 3000
     assert isinstance(counts["links"], int)
@@ -231,6 +232,32 @@ def test_a_bad_line_stops_the_run_and_leaves_no_output(workers: int, tmp_path: P
         normalize_dump([str(source)], str(tmp_path / "out.nt"), Settings(Config()), block_size=512, workers=workers)
     assert (caught.value.line, caught.value.column) == (101, 23)
     assert str(caught.value).startswith(f"{source}:101:23: not an N-Triples statement: expected the object")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["dump.nt"]
+
+
+@pytest.mark.parametrize("how", ["fails", "dies"])
+def test_a_worker_process_that_fails_or_dies_stops_the_run(
+    how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What goes wrong in a worker process stops the run with an error that says so, and
+    leaves no output (the workers are forked: they run the function patched here)."""
+    from ldids import dumps
+
+    run_chunk = dumps._run_chunk
+
+    def broken(chunk: Any, settings: Settings, part: str | None = None) -> Any:
+        if part is None:
+            return run_chunk(chunk, settings, part)
+        if how == "dies":
+            os._exit(3)
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(dumps, "_run_chunk", broken)
+    source = dump(tmp_path, 300)
+    with pytest.raises(RuntimeError) as caught:
+        normalize_dump([str(source)], str(tmp_path / "out.nt"), Settings(Config()), block_size=512, workers=2)
+    said = "ended unexpectedly (exit code 3)" if how == "dies" else "failed: OSError: No space left on device"
+    assert said in str(caught.value)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["dump.nt"]
 
 
