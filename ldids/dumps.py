@@ -477,7 +477,7 @@ def normalize_dump(
                     else:
                         meter.update(summary.lines_in, 0, None)
         # A link already in the data is not written again: a second run changes nothing.
-        new_links = difference(found_links, present)
+        new_links = difference(found_links, present) if present else iter(found_links)
         if links == "inline":
             summary.links = _write_lines(out, new_links)
         elif links is not None:

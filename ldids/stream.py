@@ -759,6 +759,9 @@ class SortedUnique:
         self._buffer: set[str] = set()
         self._runs: list[IO[str]] = []
 
+    def __bool__(self) -> bool:
+        return bool(self._buffer or self._runs)
+
     def add_all(self, lines: Iterable[str]) -> None:
         self._buffer.update(lines)
         if len(self._buffer) >= self.run_size:

@@ -126,9 +126,12 @@ def test_blocks_cut_at_line_ends_and_count_lines() -> None:
 
 def test_sorted_unique_spills_and_merges() -> None:
     collected = SortedUnique(run_size=10)
+    assert not collected
     for start in range(0, 100, 7):
         collected.add_all(str(n % 37).zfill(3) for n in range(start, start + 20))
+        assert collected  # lines held, in memory or spilled
     assert list(collected) == sorted({str(n % 37).zfill(3) for n in range(120)})
+    assert not collected  # consumed
     assert list(difference(["a", "b", "c", "e"], ["b", "d", "e"])) == ["a", "c"]
 
 
@@ -199,6 +202,18 @@ def test_one_worker_and_two_give_the_same_bytes(tmp_path: Path) -> None:
     assert counts["lines_in"] == counts["lines_out"] == 3000
     assert isinstance(counts["links"], int)
     assert counts["links"] > 0
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_normalizing_a_normalized_dump_changes_nothing(workers: int, tmp_path: Path) -> None:
+    """The second run finds every link already in the data, and writes none again."""
+    source = dump(tmp_path)
+    once, twice = tmp_path / "once.nt", tmp_path / "twice.nt"
+    first = normalize_dump([str(source)], str(once), Settings(Config()), workers=workers, block_size=4096)
+    second = normalize_dump([str(once)], str(twice), Settings(Config()), workers=workers, block_size=4096)
+    assert first.links > 0
+    assert second.links == 0
+    assert twice.read_bytes() == once.read_bytes()
 
 
 def test_links_to_a_file_or_nowhere(tmp_path: Path) -> None:
