@@ -13,9 +13,10 @@ literals, language tags, typed literals and blank nodes. Then, side by side on t
 
 Each runs as its own process. Time is the best of ``--repeat`` runs (default 3; the
 machine is shared and noisy, and the best run is the one least disturbed), each run
-unobserved; peak memory comes from one more run, the largest sums of RSS and PSS over the
-process and its children, sampled every 20 ms from /proc (sampling costs CPU, so it is
-kept out of the timed runs). Prints triples/s, peak MiB and the ratios.
+unobserved and started after ``sync`` (no earlier output left to write back meanwhile);
+peak memory comes from one more run, the largest sums of RSS and PSS over the process and
+its children, sampled every 20 ms from /proc (sampling costs CPU, so it is kept out of the
+timed runs). Prints triples/s, peak MiB and the ratios.
 
     python benchmarks/dump.py [--triples N] [--repeat N] [--skip-rdflib] [--keep]
 """
@@ -104,6 +105,9 @@ def generate(path: Path, triples: int, seed: int = 7) -> None:
 
 def seconds_of(command: list[str]) -> float:
     """Wall-clock seconds of one unobserved run."""
+    # The previous run's output goes to disk first: written back while this one runs, it
+    # would take CPU from it (from a run on every core more than from one on a single core).
+    os.sync()
     started = time.perf_counter()
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENVIRONMENT, check=True)
     return time.perf_counter() - started
@@ -114,6 +118,7 @@ def peak_of(command: list[str]) -> tuple[float, float, float]:
 
     RSS counts pages that forked workers share with their parent once per process; PSS
     (proportional set size) shares them out, and is the fair measure of a process tree."""
+    os.sync()
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENVIRONMENT)
     peak_rss = peak_pss = 0
