@@ -455,8 +455,9 @@ static int one_of(PyObject *texts, const unsigned char *s, Py_ssize_t length) {
  *
  * Layout: the header, `slots` slots of uint64 (0: empty, else the top 24 bits of the key's
  * hash above 1 + the entry's offset in the low 40 bits: a probe passes over other keys'
- * slots without reading their entries, which lie anywhere in the arena), then the entries: uint64 hash, uint32 key length, uint32 value length, the key, the value,
- * padded to 8 bytes. A value is 'N' (not an identifier), 'R' then the memo value (a scheme
+ * slots without reading their entries, which lie anywhere in the arena), then the entries:
+ * uint64 hash, uint32 key length, uint32 value length, the key, the value, padded to 8
+ * bytes. A value is 'N' (not an identifier), 'R' then the memo value (a scheme
  * byte and the replacement), or 'C' then a scheme byte (valid, already canonical). Invalid
  * identifiers are not shared: their values carry Python objects. */
 

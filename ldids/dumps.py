@@ -358,6 +358,11 @@ def _results(
         worker = pool.free_worker()
         if worker is not None:
             part = os.path.join(parts, f"part-{index}")
+            if chunk.data is not None:
+                # Lines read here (standard input, a compressed file) go to the worker in a
+                # file: through the pipe, this process would wait until the worker took them.
+                Path(f"{part}.in").write_bytes(chunk.data)
+                chunk = _Chunk(f"{part}.in", 0, len(chunk.data))
             window.append(((worker, pool.submit(worker, chunk, part)), part, end))
         else:  # every worker has enough to do: this process takes the chunk
             window.append((_run_chunk(chunk, settings), None, end))
@@ -382,6 +387,7 @@ def _take(pool: _Pool, window: deque[_Task]) -> tuple[BlockResult, str | None, i
     with open(f"{part}.result", "rb") as rest:
         result: BlockResult = pickle.load(rest)
     os.unlink(f"{part}.result")
+    Path(f"{part}.in").unlink(missing_ok=True)
     return result, part, end
 
 
