@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bz2
 import csv
+import gc
 import gzip
 import io
 import itertools
@@ -248,15 +249,21 @@ class _Pool:
         self._processes: list[BaseProcess] = []
         self._sent: list[int] = []
         self._done: list[int] = []
-        for _ in range(processes):
-            mine, theirs = context.Pipe()
-            process = context.Process(target=_serve, args=(theirs, settings), daemon=True)
-            process.start()
-            theirs.close()
-            self._connections.append(mine)
-            self._processes.append(process)
-            self._sent.append(0)
-            self._done.append(0)
+        # What exists now is shared with the forked workers until written to: kept out of
+        # the cycle collector's sight (gc.freeze), its passes do not copy those pages.
+        gc.freeze()
+        try:
+            for _ in range(processes):
+                mine, theirs = context.Pipe()
+                process = context.Process(target=_serve, args=(theirs, settings), daemon=True)
+                process.start()
+                theirs.close()
+                self._connections.append(mine)
+                self._processes.append(process)
+                self._sent.append(0)
+                self._done.append(0)
+        finally:
+            gc.unfreeze()
 
     def free_worker(self) -> int | None:
         """The worker with the fewest unfinished chunks, if it has fewer than DEPTH."""
