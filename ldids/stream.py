@@ -20,10 +20,11 @@ reference, and tests/test_scan.py holds the two equal.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import gc
-import heapq
+import itertools
 import os
 import re
 import tempfile
@@ -770,9 +771,13 @@ class SortedUnique:
     def _spill(self) -> None:
         if not self._buffer:
             return
-        # Closed in __iter__, after the merge: it must outlive this method.
-        run = tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n", prefix="ldids-run-")  # noqa: SIM115
-        run.writelines(line + "\n" for line in sorted(self._buffer))
+        # Closed in __iter__, after the merge: it must outlive this method. Any str goes
+        # through unchanged (a \uD800 escape in a dump is a lone surrogate in its text).
+        run = tempfile.TemporaryFile(  # noqa: SIM115
+            "w+", encoding="utf-8", errors="surrogatepass", newline="\n", prefix="ldids-run-"
+        )
+        run.write("\n".join(sorted(self._buffer)))
+        run.write("\n")
         run.seek(0)
         self._runs.append(run)
         self._buffer.clear()
@@ -784,15 +789,39 @@ class SortedUnique:
             self._buffer.clear()
             return
         self._spill()
-        previous = None
-        for line in heapq.merge(*(run for run in self._runs)):
-            text = line.rstrip("\n")
-            if text != previous:
-                yield text
-                previous = text
-        for run in self._runs:
-            run.close()
-        self._runs.clear()
+        try:
+            yield from _merged(self._runs)
+        finally:
+            for run in self._runs:
+                run.close()
+            self._runs.clear()
+
+
+def _merged(runs: list[IO[str]], read: int = 1 << 16) -> Iterator[str]:
+    """The lines of sorted files (each line ending in a line break), merged, each once.
+
+    Lines are compared without their line breaks, as they were sorted: with them, "a\tb"
+    would come before "a" ("\t" is below "\n"). Merged in batches rather than a line at a
+    time through a heap: every buffered line up to the smallest of the runs' last buffered
+    lines comes before any line not yet read, so those are sorted together, which for
+    pieces sorted already is a merge, done in C (timsort)."""
+    pending = [(run, [line[:-1] for line in run.readlines(read)]) for run in runs]
+    pending = [(run, lines) for run, lines in pending if lines]
+    while pending:
+        bound = min(lines[-1] for _, lines in pending)
+        batch: list[str] = []
+        refilled = []
+        for run, lines in pending:
+            cut = bisect.bisect_right(lines, bound)
+            batch += lines[:cut]
+            rest = lines[cut:] or [line[:-1] for line in run.readlines(read)]
+            if rest:
+                refilled.append((run, rest))
+        pending = refilled
+        # Every line left, read or not, is above the bound (a run holds each line once):
+        # a line in several runs is in one batch, where groupby sees its copies together.
+        batch.sort()
+        yield from [line for line, _ in itertools.groupby(batch)]
 
 
 def difference(left: Iterable[str], right: Iterable[str]) -> Iterator[str]:

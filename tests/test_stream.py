@@ -135,6 +135,33 @@ def test_sorted_unique_spills_and_merges() -> None:
     assert list(difference(["a", "b", "c", "e"], ["b", "d", "e"])) == ["a", "c"]
 
 
+@examples(max_examples=300, deadline=None)
+@given(
+    additions=st.lists(st.lists(st.text(st.characters(exclude_characters="\n\r"), max_size=6), max_size=12)),
+    run_size=st.integers(1, 8),
+)
+def test_sorted_unique_is_sorted_set_whatever_the_runs(additions: list[list[str]], run_size: int) -> None:
+    """Spilled in runs of any size and merged in batches, the lines come out as sorted(set()),
+    in the order of the lines without their line breaks ("a" before "a\tb")."""
+    collected = SortedUnique(run_size=run_size)
+    for lines in additions:
+        collected.add_all(lines)
+    assert list(collected) == sorted({line for lines in additions for line in lines})
+
+
+def test_sorted_unique_merges_runs_longer_than_a_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs read a few lines at a time merge the same."""
+    from ldids import stream
+
+    merged = stream._merged
+    monkeypatch.setattr(stream, "_merged", lambda runs: merged(runs, read=8))
+    collected = SortedUnique(run_size=50)
+    words = [f"{n * 7919 % 1000:03d}" for n in range(2000)] + ["a", "a\tb", "a\x00"]
+    for start in range(0, len(words), 30):
+        collected.add_all(words[start : start + 30])
+    assert list(collected) == sorted(set(words))
+
+
 # -- Whole dumps -----------------------------------------------------------------------------
 
 
