@@ -776,8 +776,9 @@ class SortedUnique:
         run = tempfile.TemporaryFile(  # noqa: SIM115
             "w+", encoding="utf-8", errors="surrogatepass", newline="\n", prefix="ldids-run-"
         )
-        run.write("\n".join(sorted(self._buffer)))
-        run.write("\n")
+        lines = sorted(self._buffer)
+        for start in range(0, len(lines), 10_000):  # a slice at a time: a bounded copy to write
+            run.write("\n".join(lines[start : start + 10_000]) + "\n")
         run.seek(0)
         self._runs.append(run)
         self._buffer.clear()
