@@ -427,7 +427,7 @@ def _report_dump(args: argparse.Namespace, summary: DumpSummary) -> None:
                 f"ldids: {summary.lines_in} lines in, {summary.lines_out} out{skipped}; "
                 f"{summary.rewritten_statements} statements rewritten, {summary.links} links; "
                 f"identifiers rewritten: {schemes}; invalid identifiers: {summary.problems} "
-                f"({summary.seconds:.1f} s, {args.workers} workers)\n"
+                f"({summary.seconds:.1f} s, {args.workers} worker{'s' if args.workers != 1 else ''})\n"
             )
             for sample in summary.problem_samples:
                 sys.stderr.write(f"ldids: {sample}\n")

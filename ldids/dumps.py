@@ -252,6 +252,11 @@ class _Pool:
         # What exists now is shared with the forked workers until written to: kept out of
         # the cycle collector's sight (gc.freeze), its passes do not copy those pages.
         gc.freeze()
+        # A worker starts with Ctrl-C and SIGTERM held back until it has set its own way of
+        # taking them (_quiet_worker). Otherwise a signal that comes at once runs the
+        # handler inherited from this process, and CPython drops it ("ignored due to race
+        # condition") when that handler has been replaced by then: the worker lives on.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS) if _CAN_HOLD else None
         try:
             for _ in range(processes):
                 mine, theirs = context.Pipe()
@@ -264,6 +269,8 @@ class _Pool:
                 self._done.append(0)
         finally:
             gc.unfreeze()
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def free_worker(self) -> int | None:
         """The worker with the fewest unfinished chunks, if it has fewer than DEPTH."""
@@ -306,15 +313,21 @@ class _Pool:
         raise RuntimeError(f"a worker process ended unexpectedly (exit code {process.exitcode})") from None
 
     def close(self) -> None:
-        """Ends the workers: at once (they may be mid-chunk after an error or Ctrl-C; what
-        they wrote is in the run's temporary directory, removed with it)."""
+        """Ends the workers. Idle ones end when their pipe closes; one still at work (after
+        an error or Ctrl-C) is terminated, and killed if it has not ended a second later.
+        What a worker wrote is in the run's temporary directory, removed with it."""
+        for connection in self._connections:
+            connection.close()
+        for process in self._processes:
+            process.join(timeout=0.2)
         for process in self._processes:
             if process.is_alive():
                 process.terminate()
         for process in self._processes:
-            process.join()
-        for connection in self._connections:
-            connection.close()
+            process.join(timeout=1)
+            if process.is_alive():
+                process.kill()
+                process.join()
 
 
 def _serve(connection: Connection, settings: Settings) -> None:
@@ -398,12 +411,19 @@ def _take(pool: _Pool, window: deque[_Task]) -> tuple[BlockResult, str | None, i
     return result, part, end
 
 
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+_CAN_HOLD = hasattr(signal, "pthread_sigmask")  # not on Windows
+
+
 def _quiet_worker() -> None:
     """Ctrl-C reaches every process of the group: the coordinator handles it (it stops
     the pool and removes what the run wrote), so a worker ignores it rather than print a
-    traceback of its own; a worker that is terminated just ends."""
+    traceback of its own; a worker that is terminated just ends. The signals held back
+    while the worker started are let through now."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if _CAN_HOLD:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
 
 
 def crosswalk_line(row: Crosswalk) -> str:

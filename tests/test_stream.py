@@ -277,6 +277,35 @@ def test_a_bad_line_stops_the_run_and_leaves_no_output(workers: int, tmp_path: P
     assert sorted(path.name for path in tmp_path.iterdir()) == ["dump.nt"]
 
 
+def test_workers_end_however_soon_the_run_ends(tmp_path: Path) -> None:
+    """A run that ends as soon as its workers start (an empty dump, an error at once)
+    leaves no worker behind, even with a SIGTERM handler of Python's in the starting
+    process, as the CLI has: a signal a worker gets before it sets its own was once
+    dropped, and the run waited for that worker forever."""
+    script = (
+        "import signal, sys\n"
+        "from ldids import dumps, stream\n"
+        "from ldids.config import Config\n"
+        "signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))\n"
+        "for _ in range(20):\n"
+        "    pool = dumps._Pool(2, stream.Settings(Config()))\n"
+        "    for process in pool._processes:\n"
+        "        process.terminate()\n"
+        "    pool.close()\n"
+        "    assert not any(process.is_alive() for process in pool._processes)\n"
+        "print('ended')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "ended\n"), done.stderr
+    empty = tmp_path / "empty.nt"
+    empty.write_bytes(b"")
+    for _ in range(5):
+        command = [sys.executable, "-c", "from ldids.cli import run; run()", "normalize", str(empty)]
+        command += ["-o", str(tmp_path / "out.nt"), "--workers", "3", "-q"]
+        assert subprocess.run(command, timeout=60).returncode == 0
+    assert (tmp_path / "out.nt").read_bytes() == b""
+
+
 @pytest.mark.parametrize("how", ["fails", "dies"])
 def test_a_worker_process_that_fails_or_dies_stops_the_run(
     how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
