@@ -260,7 +260,11 @@ class _Pool:
         try:
             for _ in range(processes):
                 mine, theirs = context.Pipe()
-                process = context.Process(target=_serve, args=(theirs, settings), daemon=True)
+                # A forked worker closes its copies of this process's ends of the pipes,
+                # its own and those made before it: else its pipe would stay open when this
+                # process closes it, and the worker would wait for a chunk forever.
+                ours = (*self._connections, mine) if context.get_start_method() == "fork" else ()
+                process = context.Process(target=_serve, args=(theirs, settings, ours), daemon=True)
                 process.start()
                 theirs.close()
                 self._connections.append(mine)
@@ -330,11 +334,14 @@ class _Pool:
                 process.join()
 
 
-def _serve(connection: Connection, settings: Settings) -> None:
+def _serve(connection: Connection, settings: Settings, ours: tuple[Connection, ...] = ()) -> None:
     """A worker process: chunks from ``connection``, until it closes; each chunk's output
     to its part file, the rest of the result beside it, then a line back (None, or what
-    went wrong)."""
+    went wrong). ``ours``: the coordinator's ends of the pipes, copied into this process
+    by the fork, closed here."""
     _quiet_worker()
+    for end in ours:
+        end.close()
     while True:
         try:
             chunk, part = connection.recv()

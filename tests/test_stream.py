@@ -277,6 +277,14 @@ def test_a_bad_line_stops_the_run_and_leaves_no_output(workers: int, tmp_path: P
     assert sorted(path.name for path in tmp_path.iterdir()) == ["dump.nt"]
 
 
+def test_idle_workers_end_when_their_pipes_close() -> None:
+    """At the end of a run the workers end by themselves (exit 0), not by a signal: each
+    closed the copies of the other pipes' ends that it was forked with."""
+    pool = dumps._Pool(3, Settings(Config()))
+    pool.close()
+    assert [process.exitcode for process in pool._processes] == [0, 0, 0]
+
+
 def test_workers_end_however_soon_the_run_ends(tmp_path: Path) -> None:
     """A run that ends as soon as its workers start (an empty dump, an error at once)
     leaves no worker behind, even with a SIGTERM handler of Python's in the starting
