@@ -180,8 +180,7 @@ def _read_range(path: str, start: int, stop: int, buffer: bytearray) -> memoryvi
         if begin >= stop:
             return memoryview(b"")
         wanted = stop - begin
-        if len(buffer) < wanted:
-            buffer.extend(bytes(wanted - len(buffer)))
+        _make_room(buffer, wanted)
         view = memoryview(buffer)
         length = 0
         while length < wanted and (count := stream.readinto(view[length:wanted])):
@@ -191,10 +190,14 @@ def _read_range(path: str, start: int, stop: int, buffer: bytearray) -> memoryvi
         # The last line began in range: it is this range's.
         rest = stream.readline()
         view.release()
-        if len(buffer) < length + len(rest):
-            buffer.extend(bytes(length + len(rest) - len(buffer)))
+        _make_room(buffer, length + len(rest))
         buffer[length : length + len(rest)] = rest
         return memoryview(buffer)[: length + len(rest)]
+
+
+def _make_room(buffer: bytearray, size: int) -> None:
+    if len(buffer) < size:
+        buffer.extend(bytes(size - len(buffer)))
 
 
 # Each worker process reads its chunks into one buffer.
@@ -279,8 +282,7 @@ class _Pool:
     def free_worker(self) -> int | None:
         """The worker with the fewest unfinished chunks, if it has fewer than DEPTH."""
         for worker in range(len(self._connections)):
-            while self._connections[worker].poll():
-                self._receive(worker)
+            self._collect(worker)
         worker = min(range(len(self._sent)), key=lambda index: self._sent[index] - self._done[index])
         return worker if self._sent[worker] - self._done[worker] < self.DEPTH else None
 
@@ -294,12 +296,16 @@ class _Pool:
         return self._sent[worker]
 
     def is_done(self, worker: int, number: int) -> bool:
-        while self._done[worker] < number and self._connections[worker].poll():
-            self._receive(worker)
+        self._collect(worker)
         return self._done[worker] >= number
 
     def wait(self, worker: int, number: int) -> None:
         while self._done[worker] < number:
+            self._receive(worker)
+
+    def _collect(self, worker: int) -> None:
+        """Takes the lines the worker has sent, without waiting for more."""
+        while self._connections[worker].poll():
             self._receive(worker)
 
     def _receive(self, worker: int) -> None:

@@ -284,8 +284,8 @@ class _Worker:
         self.scan_exact = _encoded(self.exact_needles)
         self.scan_bare = _encoded(sorted(self.bare_predicates))
         self.scan_slow = _encoded(sorted({_SAME_AS, *self.identity_predicates}))
+        # Read on decide's path, once for every new term: bound once here.
         self._detect = config.registry.detect_prefixed
-        self.memo_size = settings.identifier_cache
         self._literals_to_iris = config.literals_to_iris
         self._fedora_links = bool(config.fedora_oai_namespaces)
 
@@ -581,7 +581,7 @@ def _compiled(worker: _Worker, data: BytesLike, first_line: int) -> BlockResult:
         settings.on_error == "stop",
         worker.byte_memo,
         worker.decide,
-        worker.memo_size,
+        settings.identifier_cache,
         worker.schemes,
         worker.shared,
         worker.scan_folded,
