@@ -257,7 +257,7 @@ def create_app(
             for result in results:
                 found_links.add_all(result.links)
                 present.add_all(result.same_as)
-                yield result.output
+                yield bytes(result.output)  # the same object: an output is bytes unless put into a buffer
             async for block, first_line in pending:
                 result = process_block(block, first_line, block_settings)
                 if result.bad:
@@ -266,7 +266,7 @@ def create_app(
                     return
                 found_links.add_all(result.links)
                 present.add_all(result.same_as)
-                yield result.output
+                yield bytes(result.output)
             new_links = list(difference(found_links, present))
             if store is not None:
                 store.record_links(new_links)

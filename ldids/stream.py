@@ -220,7 +220,7 @@ class BadLine:
 class BlockResult:
     """The output of one block and what the passes found in it."""
 
-    output: bytes = b""
+    output: bytes | bytearray = b""
     lines: int = 0  # lines read
     written: int = 0  # lines written (statements, blanks and comments)
     statements: int = 0
@@ -453,9 +453,15 @@ def _worker_for(settings: Settings) -> _Worker:
     return worker
 
 
-def process_block(data: BytesLike, first_line: int, settings: Settings) -> BlockResult:
+def process_block(
+    data: BytesLike, first_line: int, settings: Settings, *, into: bytearray | None = None
+) -> BlockResult:
     """Normalize one block of whole lines (any bytes-like object); ``first_line`` is the
     1-based number of its first.
+
+    The output is a new bytes object, or, given ``into``, that bytearray (its contents
+    replaced): a caller that writes each block's output before the next is made hands in
+    one buffer again and again, rather than have megabytes of fresh memory taken per block.
 
     With ``on_error="stop"`` the first bad line ends the block (it is the only entry of
     ``bad``); with ``"skip"`` every bad line is listed and left out of the output.
@@ -475,8 +481,12 @@ def process_block(data: BytesLike, first_line: int, settings: Settings) -> Block
     gc.disable()
     try:
         if _scan is not None and not os.environ.get("LDIDS_PURE_PYTHON"):
-            return _compiled(worker, data, first_line)
-        return _in_python(worker, data, first_line)
+            return _compiled(worker, data, first_line, into)
+        result = _in_python(worker, data, first_line)
+        if into is not None:
+            into[:] = result.output
+            result.output = into
+        return result
     finally:
         if collecting:
             gc.enable()
@@ -553,7 +563,7 @@ def _statement(worker: _Worker, pieces: list[str | None], number: int, result: B
     return _term_by_term(worker, pieces, number, result)
 
 
-def _compiled(worker: _Worker, data: BytesLike, first_line: int) -> BlockResult:
+def _compiled(worker: _Worker, data: BytesLike, first_line: int, into: bytearray | None = None) -> BlockResult:
     """The per-line loop in C: Python runs only for terms never seen before (``decide``),
     for lines the passes must see whole (``slow``) and for malformed lines (``bad``)."""
     assert _scan is not None
@@ -592,6 +602,7 @@ def _compiled(worker: _Worker, data: BytesLike, first_line: int) -> BlockResult:
         bad,
         settings.crosswalk,
         config.rewrite_predicates,
+        into,
     )
     result.output, result.lines, result.written = output, lines, written
     result.statements += statements

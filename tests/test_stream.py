@@ -5,6 +5,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import itertools
 import os
 import signal
 import subprocess
@@ -93,6 +94,33 @@ def test_identifier_lines_are_rewritten_and_linked() -> None:
         "<info:fedora/demo:1> <http://www.w3.org/2002/07/owl#sameAs> <INFO:FEDORA/demo%3a1> .",
     ]
     assert result.rewritten == {"info-fedora": 1, "oai": 1}
+
+
+@pytest.mark.parametrize("pure_python", [False, True])
+def test_output_into_one_buffer_block_after_block(pure_python: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A buffer handed in again and again holds each block's output whole, whether the
+    next output is longer (the buffer grows) or shorter (what is left over is cut off)."""
+    if pure_python:
+        monkeypatch.setenv("LDIDS_PURE_PYTHON", "1")
+    short = b"<http://a> <http://b> <http://c> .\n"
+    rewritten = b'<INFO:FEDORA/demo%3a1> <http://b> "oai:a.b:c" .\n' * 300  # grows past len(input) * 17/16
+    buffer = bytearray(b"left over from before" * 1000)
+    for block in (short, rewritten, short, b"", rewritten):
+        fresh = process_block(block, 1, settings())
+        into = process_block(block, 1, settings(), into=buffer)
+        assert into.output is buffer
+        assert bytes(buffer) == fresh.output
+        assert (into.lines, into.written, into.rewritten) == (fresh.lines, fresh.written, fresh.rewritten)
+    assert bytes(buffer).count(b"<info:fedora/demo:1>") == 300
+
+
+@pytest.mark.parametrize("pure_python", [False, True])
+def test_output_into_a_buffer_in_use_is_refused(pure_python: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if pure_python:
+        monkeypatch.setenv("LDIDS_PURE_PYTHON", "1")
+    buffer = bytearray()
+    with memoryview(buffer), pytest.raises(BufferError):  # exported: it cannot change size
+        process_block(b"<http://a> <http://b> <http://c> .\n", 1, settings(), into=buffer)
 
 
 def test_graph_names_only_in_n_quads() -> None:
@@ -241,6 +269,45 @@ def test_normalizing_a_normalized_dump_changes_nothing(workers: int, tmp_path: P
     assert first.links > 0
     assert second.links == 0
     assert twice.read_bytes() == once.read_bytes()
+
+
+@pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="no posix_fadvise here")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_output_is_written_behind_in_order(workers: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each range handed to the kernel to write out follows the one before, and the output
+    is the same bytes as without."""
+    source = dump(tmp_path)
+    plain = tmp_path / "plain.nt"
+    normalize_dump([str(source)], str(plain), Settings(Config()), workers=workers, block_size=4096)
+    ranges: list[tuple[int, int]] = []
+    fadvise = os.posix_fadvise
+
+    def recorded(descriptor: int, offset: int, length: int, advice: int) -> None:
+        assert advice == os.POSIX_FADV_DONTNEED
+        ranges.append((offset, length))
+        fadvise(descriptor, offset, length, advice)
+
+    monkeypatch.setattr(os, "posix_fadvise", recorded)
+    monkeypatch.setattr(dumps._WriteBehind, "STEP", 1000)
+    behind = tmp_path / "behind.nt"
+    normalize_dump([str(source)], str(behind), Settings(Config()), workers=workers, block_size=4096)
+    assert behind.read_bytes() == plain.read_bytes()
+    assert len(ranges) > 10
+    assert ranges[0][0] == 0
+    assert all(offset == before + length for (before, length), (offset, _) in itertools.pairwise(ranges))
+    assert all(length >= 1000 for _, length in ranges)
+    assert sum(length for _, length in ranges) <= behind.stat().st_size
+
+
+def test_nothing_is_written_behind_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dumps._WriteBehind, "STEP", 1)
+    reading, writing = os.pipe()
+    with open(reading, "rb") as source, open(writing, "wb") as sink:
+        behind = dumps._WriteBehind(sink)
+        sink.write(b"x" * 100)
+        sink.flush()
+        behind.advance()  # a pipe has no pages to write out: no error either
+        assert source.read(100) == b"x" * 100
 
 
 def test_links_to_a_file_or_nowhere(tmp_path: Path) -> None:
