@@ -18,6 +18,7 @@ written to a temporary file and renamed into place only if the whole run succeed
 from __future__ import annotations
 
 import bz2
+import contextlib
 import csv
 import gc
 import gzip
@@ -43,6 +44,7 @@ from ldids.files import atomic_output
 from ldids.stream import (
     BadLine,
     BlockResult,
+    BytesLike,
     Settings,
     SortedUnique,
     blocks,
@@ -53,6 +55,7 @@ from ldids.stream import (
 )
 
 if TYPE_CHECKING:
+    import mmap
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
@@ -119,7 +122,7 @@ def _open_input(path: str, stack: ExitStack) -> tuple[io.BufferedIOBase, BinaryI
 
 
 class _Sink(Protocol):
-    def write(self, data: bytes | bytearray, /) -> int: ...
+    def write(self, data: BytesLike, /) -> int: ...
     def close(self) -> None: ...
 
 
@@ -213,27 +216,28 @@ def _output_buffer() -> bytearray:
     return _SPARE_OUTPUTS.pop() if _SPARE_OUTPUTS else bytearray()
 
 
-def _written(result: BlockResult) -> None:
-    """The result's output is written: its buffer can take another block's."""
-    if isinstance(result.output, bytearray):
-        _SPARE_OUTPUTS.append(result.output)
-    result.output = b""
+def _written(output: BytesLike) -> None:
+    """``output`` is written: a buffer of this process's takes another block's next, a view
+    of a worker's slot lets the slot go."""
+    if isinstance(output, bytearray):
+        _SPARE_OUTPUTS.append(output)
+    elif isinstance(output, memoryview):
+        output.release()
 
 
-def _run_chunk(chunk: _Chunk, settings: Settings, part: str | None = None) -> BlockResult:
-    """One chunk's lines through process_block (numbered from 1). A task in the pool writes
-    the output to ``part`` and sends back the rest of the result; run here (``part`` None),
-    the output stays in the result (see :func:`_written`)."""
+def _run_chunk(chunk: _Chunk, settings: Settings) -> BlockResult:
+    """One chunk's lines through process_block (numbered from 1), the output in a buffer
+    of this process's (see :func:`_written`)."""
     if chunk.data is not None:
-        result = process_block(chunk.data, 1, settings, into=_output_buffer())
-    else:
-        with _read_range(chunk.path, chunk.start, chunk.stop, _CHUNK_BUFFER) as data:
-            result = process_block(data, 1, settings, into=_output_buffer())
-    if part is None:
-        return result
-    Path(part).write_bytes(result.output)
-    _written(result)
-    return result
+        return process_block(chunk.data, 1, settings, into=_output_buffer())
+    with _read_range(chunk.path, chunk.start, chunk.stop, _CHUNK_BUFFER) as data:
+        return process_block(data, 1, settings, into=_output_buffer())
+
+
+def _detached(result: BlockResult) -> tuple[BlockResult, BytesLike]:
+    """The result without its output, and the output."""
+    output, result.output = result.output, b""
+    return result, output
 
 
 def _chunks(
@@ -254,21 +258,35 @@ class _Pool:
     back one short line per task, in order, so neither side waits on the other. There is no
     thread here: a ProcessPoolExecutor feeds its workers from threads of this process, which
     wait for the GIL while this process works on a chunk of its own, and the workers idle.
+
+    A forked worker hands each result over in a slot of memory it shares with this process
+    (SLOTS of them, used in turn): the output, then the rest of the result pickled. This
+    process writes the output from there and lets the slot go. Part files cost more: each
+    is new pages for the kernel to take, fill, copy and free (a fifth of the CPU time the
+    kernel spent on a 2-worker run). What does not fit its slot, and everything a spawned
+    worker does (no fork: macOS, Windows), goes through files in the run's directory.
     """
 
     DEPTH = 2  # chunks queued per worker before this process takes one itself
+    SLOTS = 2 * DEPTH  # results of a worker's handed over and not yet taken, at most
 
-    def __init__(self, processes: int, settings: Settings) -> None:
-        import multiprocessing  # here: a run with one worker starts without it (~10 ms)
+    def __init__(self, processes: int, settings: Settings, slot_size: int = 0) -> None:
+        import mmap
+        import multiprocessing  # here: a run with one worker starts without them (~10 ms)
 
         # Forked where that is safe, so workers share the table of decisions made before.
         context = (
             multiprocessing.get_context("fork") if sys.platform == "linux" else multiprocessing.get_context("spawn")
         )
+        forked = context.get_start_method() == "fork"
+        self._slot_size = slot_size
         self._connections: list[Connection] = []
         self._processes: list[BaseProcess] = []
+        self._slots: list[mmap.mmap | None] = []
         self._sent: list[int] = []
         self._done: list[int] = []
+        self._taken: list[int] = []
+        self._replies: list[deque[_Reply]] = []
         # What exists now is shared with the forked workers until written to: kept out of
         # the cycle collector's sight (gc.freeze), its passes do not copy those pages.
         gc.freeze()
@@ -283,28 +301,39 @@ class _Pool:
                 # A forked worker closes its copies of this process's ends of the pipes,
                 # its own and those made before it: else its pipe would stay open when this
                 # process closes it, and the worker would wait for a chunk forever.
-                ours = (*self._connections, mine) if context.get_start_method() == "fork" else ()
-                process = context.Process(target=_serve, args=(theirs, settings, ours), daemon=True)
+                ours = (*self._connections, mine) if forked else ()
+                # Anonymous memory is shared with a child that is forked (MAP_SHARED).
+                slots = mmap.mmap(-1, self.SLOTS * slot_size) if forked and slot_size > 0 else None
+                process = context.Process(target=_serve, args=(theirs, settings, ours, slots), daemon=True)
                 process.start()
                 theirs.close()
                 self._connections.append(mine)
                 self._processes.append(process)
+                self._slots.append(slots)
                 self._sent.append(0)
                 self._done.append(0)
+                self._taken.append(0)
+                self._replies.append(deque())
         finally:
             gc.unfreeze()
             if held is not None:
                 signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def free_worker(self) -> int | None:
-        """The worker with the fewest unfinished chunks, if it has fewer than DEPTH."""
+        """The worker with the fewest unfinished chunks, if it has fewer than DEPTH and a
+        slot free for one more."""
         for worker in range(len(self._connections)):
             self._collect(worker)
-        worker = min(range(len(self._sent)), key=lambda index: self._sent[index] - self._done[index])
-        return worker if self._sent[worker] - self._done[worker] < self.DEPTH else None
+        free = [
+            worker
+            for worker in range(len(self._connections))
+            if self._sent[worker] - self._done[worker] < self.DEPTH
+            and self._sent[worker] - self._taken[worker] < self.SLOTS
+        ]
+        return min(free, key=lambda worker: self._sent[worker] - self._done[worker], default=None)
 
     def submit(self, worker: int, chunk: _Chunk, part: str) -> int:
-        """Queues a chunk; its number among the worker's tasks (see :meth:`wait`)."""
+        """Queues a chunk; its number among the worker's tasks (see :meth:`take`)."""
         try:
             self._connections[worker].send((chunk, part))
         except OSError:  # the pipe is broken: the worker is gone
@@ -316,9 +345,27 @@ class _Pool:
         self._collect(worker)
         return self._done[worker] >= number
 
-    def wait(self, worker: int, number: int) -> None:
+    def take(self, worker: int, number: int, part: str) -> tuple[BlockResult, BytesLike | Path]:
+        """The result of the worker's task ``number`` (waiting for it), and its output: a
+        view of the slot, which stays the task's until the view is released, or the part
+        file. A worker's tasks are taken in the order they were queued."""
         while self._done[worker] < number:
             self._receive(worker)
+        reply = self._replies[worker].popleft()
+        self._taken[worker] += 1
+        assert self._taken[worker] == number, "a worker's results are taken in order"
+        slots = self._slots[worker]
+        if reply is None or slots is None:
+            with open(f"{part}.result", "rb") as rest:
+                result: BlockResult = pickle.load(rest)
+            os.unlink(f"{part}.result")
+            return result, Path(part)
+        length, rest_length = reply
+        start = (number - 1) % self.SLOTS * self._slot_size
+        with memoryview(slots) as whole:
+            with whole[start + length : start + length + rest_length] as rest_view:
+                result = pickle.loads(rest_view)
+            return result, whole[start : start + length]
 
     def _collect(self, worker: int) -> None:
         """Takes the lines the worker has sent, without waiting for more."""
@@ -327,11 +374,12 @@ class _Pool:
 
     def _receive(self, worker: int) -> None:
         try:
-            failure = self._connections[worker].recv()
+            reply = self._connections[worker].recv()
         except (EOFError, OSError):  # closed, or reset with tasks unread: the worker is gone
             self._lost(worker)
-        if failure is not None:
-            raise RuntimeError(f"a worker process failed: {failure}")
+        if isinstance(reply, str):
+            raise RuntimeError(f"a worker process failed: {reply}")
+        self._replies[worker].append(reply)
         self._done[worker] += 1
 
     def _lost(self, worker: int) -> NoReturn:
@@ -355,33 +403,93 @@ class _Pool:
             if process.is_alive():
                 process.kill()
                 process.join()
+        for slots in self._slots:
+            # A view still held (a run stopped by an error) keeps its memory until it goes.
+            with contextlib.suppress(BufferError):
+                if slots is not None:
+                    slots.close()
 
 
-def _serve(connection: Connection, settings: Settings, ours: tuple[Connection, ...] = ()) -> None:
-    """A worker process: chunks from ``connection``, until it closes; each chunk's output
-    to its part file, the rest of the result beside it, then a line back (None, or what
-    went wrong). ``ours``: the coordinator's ends of the pipes, copied into this process
-    by the fork, closed here."""
+# What a worker sends back for a task: None when the result is in files, (output length,
+# rest length) when it is in the task's slot, or what went wrong.
+_Reply = tuple[int, int] | None
+
+
+class _SlotFullError(Exception):
+    """What a worker hands over does not fit its slot."""
+
+
+class _SlotWriter:
+    """The free part of a slot as a file for pickle.dump."""
+
+    def __init__(self, view: memoryview) -> None:
+        self.view = view
+        self.length = 0
+
+    def write(self, data: BytesLike) -> int:
+        end = self.length + len(data)
+        if end > len(self.view):
+            raise _SlotFullError
+        self.view[self.length : end] = data
+        self.length = end
+        return len(data)
+
+
+def _hand_over(result: BlockResult, part: str, slot: memoryview | None) -> _Reply:
+    """Puts a worker's result where the coordinator takes it (see :class:`_Pool`)."""
+    result, output = _detached(result)
+    try:
+        if slot is not None and len(output) <= len(slot):
+            slot[: len(output)] = output
+            with slot[len(output) :] as free:
+                rest = _SlotWriter(free)
+                try:
+                    pickle.dump(result, rest, protocol=pickle.HIGHEST_PROTOCOL)
+                    return len(output), rest.length
+                except _SlotFullError:
+                    pass  # in files, then
+        Path(part).write_bytes(output)
+        with open(f"{part}.result", "wb") as file:
+            pickle.dump(result, file, protocol=pickle.HIGHEST_PROTOCOL)
+        return None
+    finally:
+        _written(output)
+
+
+def _serve(
+    connection: Connection, settings: Settings, ours: tuple[Connection, ...] = (), slots: mmap.mmap | None = None
+) -> None:
+    """A worker process: chunks from ``connection``, until it closes; each result handed
+    over (:func:`_hand_over`), then a line back (where it is, or what went wrong).
+    ``ours``: the coordinator's ends of the pipes, copied into this process by the fork,
+    closed here. ``slots``: the memory this worker shares with the coordinator."""
     _quiet_worker()
     for end in ours:
         end.close()
+    size = 0 if slots is None else len(slots) // _Pool.SLOTS
+    number = 0
     while True:
         try:
             chunk, part = connection.recv()
         except EOFError:
             return
+        start = number % _Pool.SLOTS * size
+        number += 1
         try:
-            result = _run_chunk(chunk, settings, part)
-            with open(f"{part}.result", "wb") as rest:
-                pickle.dump(result, rest, protocol=pickle.HIGHEST_PROTOCOL)
+            if slots is None:
+                reply = _hand_over(_run_chunk(chunk, settings), part, None)
+            else:
+                with memoryview(slots) as whole, whole[start : start + size] as slot:
+                    reply = _hand_over(_run_chunk(chunk, settings), part, slot)
         except Exception as error:  # reported to the coordinator, which stops the run
             connection.send(f"{type(error).__name__}: {error}")
             continue
-        connection.send(None)
+        connection.send(reply)
 
 
-# A chunk in flight: done here (its result), or queued with a worker (worker, number).
-_Task = tuple["BlockResult | tuple[int, int]", "str | None", "int | None"]
+# A chunk in flight: done here (its result), or queued with a worker (worker, number); its
+# part file's name; where in the file it ends.
+_Task = tuple["BlockResult | tuple[int, int]", str, "int | None"]
 
 
 def _results(
@@ -393,21 +501,22 @@ def _results(
     parts: str,
     workers: int,
     block_size: int,
-) -> Iterator[tuple[BlockResult, str | None, int | None]]:
-    """Each block's result in input order, with the part file holding its output (None:
-    the output is in the result) and where in the file the block ends (None: where
-    ``source`` is). Line numbers are local to the block."""
+) -> Iterator[tuple[BlockResult, BytesLike | Path, int | None]]:
+    """Each block's result in input order, with its output (in memory, or the part file
+    holding it) and where in the file the block ends (None: where ``source`` is). Line
+    numbers are local to the block. The output is the caller's to write, and to hand to
+    :func:`_written`, before the next result comes."""
     if pool is None:
         for data, _ in blocks(source, block_size):
-            yield process_block(data, 1, settings, into=_output_buffer()), None, None
+            yield *_detached(process_block(data, 1, settings, into=_output_buffer())), None
         return
     seekable = path != "-" and not path.lower().endswith((".gz", ".bz2")) and os.path.isfile(path)
     window: deque[_Task] = deque()
     for index, chunk in enumerate(_chunks(path, source, size, seekable, block_size)):
         end = chunk.stop if seekable else None
+        part = os.path.join(parts, f"part-{index}")
         worker = pool.free_worker()
         if worker is not None:
-            part = os.path.join(parts, f"part-{index}")
             if chunk.data is not None:
                 # Lines read here (standard input, a compressed file) go to the worker in a
                 # file: through the pipe, this process would wait until the worker took them.
@@ -415,7 +524,7 @@ def _results(
                 chunk = _Chunk(f"{part}.in", 0, len(chunk.data))
             window.append(((worker, pool.submit(worker, chunk, part)), part, end))
         else:  # every worker has enough to do: this process takes the chunk
-            window.append((_run_chunk(chunk, settings), None, end))
+            window.append((_run_chunk(chunk, settings), part, end))
         # Results wait here for the oldest to finish: a bounded number of them.
         while window and (len(window) > 4 * workers or _finished(pool, window[0][0])):
             yield _take(pool, window)
@@ -427,18 +536,14 @@ def _finished(pool: _Pool, task: BlockResult | tuple[int, int]) -> bool:
     return isinstance(task, BlockResult) or pool.is_done(*task)
 
 
-def _take(pool: _Pool, window: deque[_Task]) -> tuple[BlockResult, str | None, int | None]:
+def _take(pool: _Pool, window: deque[_Task]) -> tuple[BlockResult, BytesLike | Path, int | None]:
     """The oldest result of the window (waiting for it if it is still being worked on)."""
     task, part, end = window.popleft()
     if isinstance(task, BlockResult):
-        return task, part, end
-    pool.wait(*task)
-    assert part is not None
-    with open(f"{part}.result", "rb") as rest:
-        result: BlockResult = pickle.load(rest)
-    os.unlink(f"{part}.result")
+        return *_detached(task), end
+    result, output = pool.take(*task, part)
     Path(f"{part}.in").unlink(missing_ok=True)
-    return result, part, end
+    return result, output, end
 
 
 _STOPS = {signal.SIGINT, signal.SIGTERM}
@@ -534,7 +639,9 @@ def normalize_dump(
             settings = replace(
                 settings, identifier_cache=max(1_000, settings.identifier_cache // (2 * workers if shared else workers))
             )
-            pool = _Pool(workers - 1, settings)
+            # A slot holds a block's output (a block grows by a few percent, more when most
+            # of it is rewritten) and the rest of its result; what does not fit goes by file.
+            pool = _Pool(workers - 1, settings, slot_size=2 * block_size + (1 << 20))
             stack.callback(pool.close)
         target = stack.enter_context(atomic_output(output))
         out = _compressed(target, output)
@@ -545,7 +652,7 @@ def normalize_dump(
             lines_before = 0  # in this file, before the block
             with ExitStack() as files:
                 source, raw, size = _open_input(path, files)
-                for result, part, end in _results(path, source, size, settings, pool, parts, workers, block_size):
+                for result, data, end in _results(path, source, size, settings, pool, parts, workers, block_size):
                     summary.add(result, lines_before)
                     if result.bad:
                         if settings.on_error == "stop":
@@ -560,12 +667,12 @@ def normalize_dump(
                             errors = stack.enter_context(atomic_output(error_file or "ldids-errors.tsv"))
                         errors.write("".join(_bad_line(bad, lines_before) for bad in result.bad).encode("utf-8"))
                         summary.bad_lines += len(result.bad)
-                    if part is None:
-                        out.write(result.output)
-                        _written(result)
+                    if isinstance(data, Path):
+                        _append_part(data, out, target if out is target else None)
+                        data.unlink()
                     else:
-                        _append_part(part, out, target if out is target else None)
-                        os.unlink(part)
+                        out.write(data)
+                        _written(data)
                     behind.advance()
                     lines_before += result.lines
                     found_links.add_all(result.links)
@@ -600,7 +707,7 @@ def normalize_dump(
     return summary
 
 
-def _append_part(part: str, out: _Sink, plain: IO[bytes] | None) -> None:
+def _append_part(part: Path, out: _Sink, plain: IO[bytes] | None) -> None:
     """Append a part file to the output: in the kernel (sendfile) if the output is a plain
     file or a pipe (``plain``), else through a buffer. The coordinator of a run on every
     core does this for the whole output, while its workers want all the CPU there is."""

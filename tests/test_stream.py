@@ -344,6 +344,47 @@ def test_a_bad_line_stops_the_run_and_leaves_no_output(workers: int, tmp_path: P
     assert sorted(path.name for path in tmp_path.iterdir()) == ["dump.nt"]
 
 
+@pytest.mark.parametrize("slot_size", [0, 64, 3000, 1 << 20])
+def test_results_come_back_whole_through_slots_or_files(
+    slot_size: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers hand results over in shared memory where they fit (1 MiB: all do), in files
+    where they do not (64 bytes: none do; 3000: outputs fit, and some of the rest does),
+    or with no slots at all (0); the run writes the same bytes whichever way."""
+    source = dump(tmp_path)
+    expected = tmp_path / "alone.nt"
+    normalize_dump([str(source)], str(expected), Settings(Config()), workers=1, block_size=2048)
+    pool = dumps._Pool.__init__
+
+    def sized(self: dumps._Pool, processes: int, settings_: Settings, **_: int) -> None:
+        pool(self, processes, settings_, slot_size)
+
+    monkeypatch.setattr(dumps._Pool, "__init__", sized)
+    handed: list[dumps._Reply | str] = []
+    take = dumps._Pool.take
+
+    def recorded(self: dumps._Pool, worker: int, number: int, part: str) -> Any:
+        handed.append(self._replies[worker][0] if self._replies[worker] else "waited")
+        return take(self, worker, number, part)
+
+    monkeypatch.setattr(dumps._Pool, "take", recorded)
+    out = tmp_path / "out.nt"
+    normalize_dump([str(source)], str(out), Settings(Config()), workers=3, block_size=2048)
+    assert out.read_bytes() == expected.read_bytes()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["alone.nt", "dump.nt", "out.nt"]
+    in_slots = [reply for reply in handed if isinstance(reply, tuple)]
+    in_files = [reply for reply in handed if reply is None]
+    if slot_size in (0, 64):
+        assert in_files
+        assert not in_slots
+    elif slot_size == 3000:
+        assert in_files
+        assert in_slots
+    else:
+        assert in_slots
+        assert not in_files
+
+
 def test_idle_workers_end_when_their_pipes_close() -> None:
     """At the end of a run the workers end by themselves (exit 0), not by a signal: each
     closed the copies of the other pipes' ends that it was forked with."""
@@ -390,10 +431,11 @@ def test_a_worker_process_that_fails_or_dies_stops_the_run(
     from ldids import dumps
 
     run_chunk = dumps._run_chunk
+    coordinator = os.getpid()
 
-    def broken(chunk: Any, settings: Settings, part: str | None = None) -> Any:
-        if part is None:
-            return run_chunk(chunk, settings, part)
+    def broken(chunk: Any, settings: Settings) -> Any:
+        if os.getpid() == coordinator:
+            return run_chunk(chunk, settings)
         if how == "dies":
             os._exit(3)
         raise OSError("No space left on device")
