@@ -3,12 +3,14 @@
 With one worker this process reads blocks of whole lines and processes them in turn. With
 more, ``workers - 1`` worker processes (forked, fed through pipes) and this process share
 the chunks: a chunk is a byte range of a plain file (the lines that start in it) or, from
-standard input or a compressed file, a block this process read. A worker writes a chunk's
-output to a part file and the rest of its result beside it; this process takes a chunk
-itself whenever each worker has two queued, and otherwise coordinates. Results are taken
-in input order, parts appended to the output, with a bounded number of chunks in flight,
-so memory and the temporary disk space stay bounded whatever the input size. Line numbers
-come back local to their chunk and are made absolute here.
+standard input or a compressed file, a block this process read. A worker hands a chunk's
+output and the rest of its result back in memory it shares with this process (in files
+when that cannot be); this process takes a chunk itself whenever each worker has two
+queued, and otherwise coordinates. Results are taken in input order and their outputs
+written, with a bounded number of chunks in flight, so memory and the temporary disk
+space stay bounded whatever the input size. Line numbers come back local to their chunk
+and are made absolute here. Each process writes its blocks' outputs into buffers it
+keeps, and the output file is written out to disk as it grows (:class:`_WriteBehind`).
 
 Links and crosswalk rows are de-duplicated across blocks in bounded memory and written at
 the end (links after the statements when they go into the output). Every output is
