@@ -590,7 +590,10 @@ class _WriteBehind:
             return
         end = os.lseek(self._descriptor, 0, os.SEEK_CUR)
         if end - self._done >= self.STEP:
-            os.posix_fadvise(self._descriptor, self._done, end - self._done, os.POSIX_FADV_DONTNEED)
+            try:
+                os.posix_fadvise(self._descriptor, self._done, end - self._done, os.POSIX_FADV_DONTNEED)
+            except OSError:  # advice a file system does not take: the output is written all the same
+                self._descriptor = None
             self._done = end
 
 

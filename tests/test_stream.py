@@ -299,6 +299,26 @@ def test_the_output_is_written_behind_in_order(workers: int, tmp_path: Path, mon
     assert sum(length for _, length in ranges) <= behind.stat().st_size
 
 
+def test_a_file_system_that_refuses_the_advice_gets_the_output_all_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = dump(tmp_path)
+    plain = tmp_path / "plain.nt"
+    normalize_dump([str(source)], str(plain), Settings(Config()), block_size=4096)
+    calls: list[int] = []
+
+    def refused(descriptor: int, offset: int, length: int, advice: int) -> None:
+        calls.append(offset)
+        raise OSError(22, "Invalid argument")
+
+    monkeypatch.setattr(os, "posix_fadvise", refused, raising=False)
+    monkeypatch.setattr(dumps._WriteBehind, "STEP", 1000)
+    out = tmp_path / "out.nt"
+    normalize_dump([str(source)], str(out), Settings(Config()), block_size=4096)
+    assert out.read_bytes() == plain.read_bytes()
+    assert calls == [0]  # asked once, then no more
+
+
 def test_nothing_is_written_behind_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(dumps._WriteBehind, "STEP", 1)
     reading, writing = os.pipe()
