@@ -112,7 +112,7 @@ def _combine(
         offset = lines_before.get(partition.path, 0)
         lines_before[partition.path] = offset + result.lines
         bad_lines.extend((partition.path, replace(bad, line=bad.line + offset)) for bad in result.bad)
-        summary.add(result, offset)  # line numbers in samples made absolute, as in bad_lines
+        summary.add(result, offset, partition.path)  # line numbers made absolute, as in bad_lines
         found_links.add_all(result.links)
         present.add_all(result.same_as)
         found_rows.add_all(crosswalk_line(row) for row in result.crosswalk)

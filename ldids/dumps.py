@@ -80,8 +80,9 @@ class DumpSummary:
     bad_lines: int = 0
     seconds: float = 0.0
 
-    def add(self, result: BlockResult, lines_before: int = 0) -> None:
-        """Count one block in; its line numbers are shifted by ``lines_before``."""
+    def add(self, result: BlockResult, lines_before: int = 0, source: str = "-") -> None:
+        """Count one block of the file ``source`` in (``-``: standard input); its line
+        numbers are shifted by ``lines_before``."""
         self.lines_in += result.lines
         self.lines_out += result.written
         self.statements += result.statements
@@ -89,7 +90,8 @@ class DumpSummary:
         self.rewritten.update(result.rewritten)
         self.problems += result.problems
         for line, what in result.problem_samples[: max(0, 20 - len(self.problem_samples))]:
-            self.problem_samples.append(f"line {line + lines_before}: {what}")
+            name = "<stdin>" if source == "-" else source
+            self.problem_samples.append(f"{name}:{line + lines_before}: {what}")
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -658,7 +660,7 @@ def normalize_dump(
             with ExitStack() as files:
                 source, raw, size = _open_input(path, files)
                 for result, data, end in _results(path, source, size, settings, pool, parts, workers, block_size):
-                    summary.add(result, lines_before)
+                    summary.add(result, lines_before, path)
                     if result.bad:
                         if settings.on_error == "stop":
                             bad = result.bad[0]

@@ -56,7 +56,7 @@ def test_same_output_as_one_process(client: object, tmp_path: Path) -> None:
     assert (folder / "crosswalk.csv").read_bytes() == walk.read_bytes()
     assert summary.to_json() | {"seconds": 0} == expected.to_json() | {"seconds": 0}
     assert summary.problem_samples == expected.problem_samples
-    assert expected.problem_samples[0].startswith("line 1501: invalid info-fedora identifier")
+    assert expected.problem_samples[0].startswith(f"{second}:1501: invalid info-fedora identifier")
 
 
 def test_bad_line_numbers_are_global_and_nothing_is_left(client: object, tmp_path: Path) -> None:

@@ -569,6 +569,18 @@ def test_byte_ranges_share_out_every_line_once(lines: list[bytes], final_newline
     assert all(piece.endswith(b"\n") for piece in whole[:-1])  # whole lines: only the file's end may lack one
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_problems_name_their_file_and_line(workers: int, tmp_path: Path) -> None:
+    first, second = tmp_path / "first.nt", tmp_path / "second.nt"
+    bad = "<info:fedora/demo:1/bad%zz> <http://b> <http://c> .\n"
+    first.write_text("<http://a> <http://b> <http://c> .\n" * 3 + bad)
+    second.write_text(bad + "<http://a> <http://b> <http://c> .\n")
+    summary = normalize_dump(
+        [str(first), str(second)], str(tmp_path / "out.nt"), Settings(Config()), workers=workers, block_size=64
+    )
+    assert [sample.split(": ")[0] for sample in summary.problem_samples] == [f"{first}:4", f"{second}:1"]
+
+
 @pytest.mark.parametrize("how", ["file", "stdin", "gzip"])
 def test_every_way_in_gives_the_same_bytes_and_line_numbers(how: str, tmp_path: Path) -> None:
     """Blocks read by the tasks themselves (a plain file) or by the coordinating process
@@ -605,8 +617,9 @@ def test_every_way_in_gives_the_same_bytes_and_line_numbers(how: str, tmp_path: 
     assert got.read_bytes() == expected.read_bytes()
     assert (tmp_path / "e2.tsv").read_bytes() == (tmp_path / "e1.tsv").read_bytes()
     assert (tmp_path / "e1.tsv").read_text().startswith("401\t23\t")
-    assert two.problem_samples == one.problem_samples
-    assert one.problem_samples[-1].startswith("line 402: invalid info-fedora identifier")
+    name = {"file": str(source), "stdin": "<stdin>", "gzip": inputs[0]}[how]
+    assert [sample.replace(name, str(source)) for sample in two.problem_samples] == one.problem_samples
+    assert one.problem_samples[-1].startswith(f"{source}:402: invalid info-fedora identifier")
     assert two.to_json() | {"seconds": 0} == one.to_json() | {"seconds": 0}
 
 
