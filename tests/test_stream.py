@@ -405,6 +405,31 @@ def test_results_come_back_whole_through_slots_or_files(
         assert not in_files
 
 
+def test_spawned_workers_give_the_same_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where workers cannot fork (macOS, Windows) they are spawned: no table of decisions
+    shared, results handed back in files. Spawned here on purpose (the pool forks only on
+    Linux), the run writes what a forked pool writes."""
+    source = dump(tmp_path)
+    forked, spawned = tmp_path / "forked.nt", tmp_path / "spawned.nt"
+    one = normalize_dump([str(source)], str(forked), Settings(Config()), workers=3, block_size=4096)
+    monkeypatch.setattr(sys, "platform", "darwin")
+    in_files: list[bool] = []
+    take = dumps._Pool.take
+
+    def recorded(self: dumps._Pool, worker: int, number: int, part: str) -> Any:
+        assert self._processes[worker]._start_method == "spawn"  # type: ignore[attr-defined]
+        result = take(self, worker, number, part)
+        in_files.append(isinstance(result[1], Path))
+        return result
+
+    monkeypatch.setattr(dumps._Pool, "take", recorded)
+    two = normalize_dump([str(source)], str(spawned), Settings(Config()), workers=3, block_size=4096)
+    assert spawned.read_bytes() == forked.read_bytes()
+    assert two.to_json() | {"seconds": 0} == one.to_json() | {"seconds": 0}
+    assert in_files
+    assert all(in_files)
+
+
 def test_idle_workers_end_when_their_pipes_close() -> None:
     """At the end of a run the workers end by themselves (exit 0), not by a signal: each
     closed the copies of the other pipes' ends that it was forked with."""
