@@ -28,5 +28,6 @@ def scan_block(
     bad: Callable[[int, bytes], None],
     all_slow: bool,
     rewrite_predicates: bool,
+    into: bytearray | None = None,
     /,
-) -> tuple[bytes, int, int, int, int, dict[str, int], list[tuple[int, Any]]]: ...
+) -> tuple[bytes | bytearray, int, int, int, int, dict[str, int], list[tuple[int, Any]]]: ...
