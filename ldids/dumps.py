@@ -442,6 +442,7 @@ class _SlotWriter:
 def _hand_over(result: BlockResult, part: str, slot: memoryview | None) -> _Reply:
     """Puts a worker's result where the coordinator takes it (see :class:`_Pool`)."""
     result, output = _detached(result)
+    result.links.sort()  # here, on this core: the coordinator merges sorted pieces (SortedUnique)
     try:
         if slot is not None and len(output) <= len(slot):
             slot[: len(output)] = output
