@@ -11,8 +11,10 @@ literals, language tags, typed literals and blank nodes. Then, side by side on t
 - rdflib: parse and serialize N-Triples to a file (skipped with --skip-rdflib: ~30k triples/s);
 - ``ldids normalize`` with 1 worker and with all cores.
 
-Each runs as its own process. Time is the best of ``--repeat`` runs (default 3; the
-machine is shared and noisy, and the best run is the one least disturbed), each run
+Each runs as its own process. Time is the best of ``--repeat`` runs (default 5; the
+machine is shared and noisy, and the best run is the one least disturbed: a VM with 2
+cores lends one now and then to its host, and a run on both cores is the one that
+suffers, so 3 runs were too few for two of them to be undisturbed), each run
 unobserved and started after ``sync`` (no earlier output left to write back meanwhile);
 peak memory comes from one more run, the largest sums of RSS and PSS over the process and
 its children, sampled every 20 ms from /proc (sampling costs CPU, so it is kept out of the
@@ -186,7 +188,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--triples", type=int, default=1_000_000)
     parser.add_argument("--skip-rdflib", action="store_true")
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs per tool (the best counts)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs per tool (the best counts)")
     parser.add_argument("--keep", action="store_true", help="keep the generated dump and outputs")
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
