@@ -33,6 +33,7 @@ import signal
 import stat
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Iterator
@@ -208,33 +209,39 @@ def _make_room(buffer: bytearray, size: int) -> None:
         buffer.extend(bytes(size - len(buffer)))
 
 
-# Each worker process reads its chunks into one buffer.
-_CHUNK_BUFFER = bytearray()
-# Outputs written already, whose buffers the next blocks write into (process_block(into=)):
-# as many as there were blocks waiting to be written at once, reused rather than fresh
-# megabytes per block.
-_SPARE_OUTPUTS: list[bytearray] = []
+class _Buffers(threading.local):
+    """What a thread reads chunks into and writes outputs into, reused rather than fresh
+    megabytes per block. A thread's own: runs in two threads at once must not share them."""
+
+    def __init__(self) -> None:
+        self.chunk = bytearray()
+        # Outputs written already, whose buffers the next blocks write into (process_block's
+        # into): as many as there were blocks waiting to be written at once.
+        self.spare: list[bytearray] = []
+
+
+_BUFFERS = _Buffers()
 
 
 def _output_buffer() -> bytearray:
-    return _SPARE_OUTPUTS.pop() if _SPARE_OUTPUTS else bytearray()
+    return _BUFFERS.spare.pop() if _BUFFERS.spare else bytearray()
 
 
 def _written(output: BytesLike) -> None:
-    """``output`` is written: a buffer of this process's takes another block's next, a view
+    """``output`` is written: a buffer of this thread's takes another block's next, a view
     of a worker's slot lets the slot go."""
     if isinstance(output, bytearray):
-        _SPARE_OUTPUTS.append(output)
+        _BUFFERS.spare.append(output)
     elif isinstance(output, memoryview):
         output.release()
 
 
 def _run_chunk(chunk: _Chunk, settings: Settings) -> BlockResult:
     """One chunk's lines through process_block (numbered from 1), the output in a buffer
-    of this process's (see :func:`_written`)."""
+    of this thread's (see :func:`_written`)."""
     if chunk.data is not None:
         return process_block(chunk.data, 1, settings, into=_output_buffer())
-    with _read_range(chunk.path, chunk.start, chunk.stop, _CHUNK_BUFFER) as data:
+    with _read_range(chunk.path, chunk.start, chunk.stop, _BUFFERS.chunk) as data:
         return process_block(data, 1, settings, into=_output_buffer())
 
 
@@ -303,9 +310,11 @@ class _Pool:
             for _ in range(processes):
                 mine, theirs = context.Pipe()
                 # A forked worker closes its copies of this process's ends of the pipes,
-                # its own and those made before it: else its pipe would stay open when this
-                # process closes it, and the worker would wait for a chunk forever.
-                ours = (*self._connections, mine) if forked else ()
+                # its own and every other open one (this pool's, and another's in a run in
+                # another thread): else a pipe would stay open when this process closes it,
+                # and its worker would wait for a chunk forever.
+                _OPEN_ENDS.add(mine)
+                ours = tuple(_OPEN_ENDS) if forked else ()
                 # Anonymous memory is shared with a child that is forked (MAP_SHARED).
                 slots = mmap.mmap(-1, self.SLOTS * slot_size) if forked and slot_size > 0 else None
                 process = context.Process(target=_serve, args=(theirs, settings, ours, slots), daemon=True)
@@ -397,6 +406,7 @@ class _Pool:
         What a worker wrote is in the run's temporary directory, removed with it."""
         for connection in self._connections:
             connection.close()
+            _OPEN_ENDS.discard(connection)
         for process in self._processes:
             process.join(timeout=0.2)
         for process in self._processes:
@@ -412,6 +422,10 @@ class _Pool:
             with contextlib.suppress(BufferError):
                 if slots is not None:
                     slots.close()
+
+
+# The coordinator's ends of the pipes of every pool open in this process.
+_OPEN_ENDS: set[Connection] = set()
 
 
 # What a worker sends back for a task: None when the result is in files, (output length,
@@ -632,7 +646,7 @@ def normalize_dump(
     meter = _Progress(progress)
     settings = replace(settings, run=new_run())  # this call is a run of its own (Settings.run)
     with ExitStack() as stack:
-        stack.callback(_SPARE_OUTPUTS.clear)  # the memory is the caller's again
+        stack.callback(_BUFFERS.spare.clear)  # the memory is the caller's again
         pool = None
         parts = ""
         if workers > 1:

@@ -430,12 +430,48 @@ def test_spawned_workers_give_the_same_bytes(tmp_path: Path, monkeypatch: pytest
     assert all(in_files)
 
 
+def test_runs_in_threads_at_once_keep_to_their_own_buffers(tmp_path: Path) -> None:
+    """Two runs on every core, started from two threads of one process, write what each
+    writes alone: the buffers a process reads chunks into and writes outputs into are
+    its thread's."""
+    import concurrent.futures
+
+    first = dump(tmp_path, 3000)
+    second = tmp_path / "reversed.nt"
+    second.write_text("".join(reversed(first.read_text().splitlines(keepends=True))))
+    sources = [first, second]
+    alone = []
+    for index, source in enumerate(sources):
+        normalize_dump([str(source)], str(tmp_path / f"alone{index}.nt"), Settings(Config()), block_size=2048)
+        alone.append((tmp_path / f"alone{index}.nt").read_bytes())
+
+    def run(index: int) -> bytes:
+        out = tmp_path / f"together{index}.nt"
+        normalize_dump([str(sources[index])], str(out), Settings(Config()), workers=2, block_size=2048)
+        return out.read_bytes()
+
+    for _ in range(3):
+        with concurrent.futures.ThreadPoolExecutor(2) as threads:
+            assert list(threads.map(run, [0, 1])) == alone
+
+
 def test_idle_workers_end_when_their_pipes_close() -> None:
     """At the end of a run the workers end by themselves (exit 0), not by a signal: each
     closed the copies of the other pipes' ends that it was forked with."""
     pool = dumps._Pool(3, Settings(Config()))
     pool.close()
     assert [process.exitcode for process in pool._processes] == [0, 0, 0]
+
+
+def test_workers_of_two_pools_at_once_end_when_their_pipes_close() -> None:
+    """Two runs at once in one process (two threads): the second pool's workers are forked
+    with the first pool's pipes, and close them too; else the first pool's workers would
+    wait for chunks until terminated."""
+    first = dumps._Pool(2, Settings(Config()))
+    second = dumps._Pool(2, Settings(Config()))
+    first.close()
+    second.close()
+    assert [process.exitcode for process in first._processes + second._processes] == [0, 0, 0, 0]
 
 
 def test_workers_end_however_soon_the_run_ends(tmp_path: Path) -> None:
