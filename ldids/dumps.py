@@ -599,7 +599,7 @@ class _WriteBehind:
             descriptor = stream.fileno()
             if hasattr(os, "posix_fadvise") and stat.S_ISREG(os.fstat(descriptor).st_mode):
                 self._descriptor = descriptor
-        except (OSError, ValueError, io.UnsupportedOperation):  # not a file: nothing to do
+        except (OSError, ValueError):  # no descriptor (io.UnsupportedOperation is both): nothing to do
             pass
 
     def advance(self) -> None:
