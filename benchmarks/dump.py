@@ -159,7 +159,7 @@ def _tree_memory(pid: int) -> tuple[int, int]:
 # install; an editable install or PYTHONDONTWRITEBYTECODE would have every run compile
 # the sources again, ~0.1 s that no installed tool spends).
 ENVIRONMENT = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
-WARM_UP = "import ldids.cli, ldids.dumps, ldids.stream, pyoxigraph, rdflib"
+WARM_UP = "import ldids.cli, ldids.dumps.run, ldids.dumps.stream, pyoxigraph, rdflib"
 
 # Each parser writes its N-Triples to a file, as ldids normalize -o does: the same sink for
 # every tool compared (writing ~100 MB to a file costs ~0.1 s more than to /dev/null, and

@@ -18,7 +18,7 @@ from collections import Counter
 
 import ldids
 from ldids.errors import ParseError
-from ldids.registry import DEFAULT
+from ldids.schemes.registry import DEFAULT
 
 SEEDS = [
     "demo:1",

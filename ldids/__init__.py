@@ -2,8 +2,8 @@
 
 Fedora PIDs and info:fedora URIs, OAI identifiers, PURL-based Object Identifiers and
 Handles (with CORDRA identifiers) are checked, parsed and normalized by one module per
-scheme (:mod:`ldids.pid`, :mod:`ldids.info_fedora`, :mod:`ldids.oai`, :mod:`ldids.poi`,
-:mod:`ldids.handle`); the functions here detect the scheme first.
+scheme (:mod:`ldids.schemes.pid`, :mod:`ldids.schemes.info_fedora`, :mod:`ldids.schemes.oai`, :mod:`ldids.schemes.poi`,
+:mod:`ldids.schemes.handle`); the functions here detect the scheme first.
 
 >>> canonical("demo%3a1")
 'info:fedora/demo:1'
@@ -14,8 +14,8 @@ scheme (:mod:`ldids.pid`, :mod:`ldids.info_fedora`, :mod:`ldids.oai`, :mod:`ldid
 from __future__ import annotations
 
 from ldids.errors import InputError, LdidsError, ParseError, Problem
-from ldids.registry import DEFAULT, PRECEDENCE, Inspection, Registry, UnknownSchemeError
-from ldids.scheme import Identifier, Scheme
+from ldids.schemes.registry import DEFAULT, PRECEDENCE, Inspection, Registry, UnknownSchemeError
+from ldids.schemes.scheme import Identifier, Scheme
 
 __all__ = [
     "DEFAULT",

@@ -16,16 +16,17 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ldids import __version__, handle, oai
+from ldids import __version__
 from ldids.errors import InputError, LdidsError, ParseError, render_caret
-from ldids.registry import PRECEDENCE, Inspection, Registry
+from ldids.schemes import handle, oai
+from ldids.schemes.registry import PRECEDENCE, Inspection, Registry
 
 if TYPE_CHECKING:
-    from ldids.dumps import DumpSummary
-    from ldids.files import Format
+    from ldids.dumps.run import DumpSummary
+    from ldids.dumps.stream import Settings
     from ldids.ntriples import Quad
-    from ldids.passes import Finding, Result
-    from ldids.stream import Settings
+    from ldids.passes.graph import Finding, Result
+    from ldids.rdf.files import Format
 
 # The graph commands import rdflib, pyshacl and lxml when they run: `ldids inspect` and
 # `ldids mint` start without paying for them.
@@ -319,7 +320,7 @@ class _UsageError(LdidsError):
 
 
 def _output_format(option: str | None, output: str, fallback: Format | None) -> Format:
-    from ldids import files
+    from ldids.rdf import files
 
     if option:
         return files.resolve_format(option)
@@ -333,7 +334,7 @@ def _output_format(option: str | None, output: str, fallback: Format | None) -> 
 
 def _input_format(option: str | None, inputs: list[str]) -> Format | None:
     """The input format named, or told by the first input's extension (for the default output format)."""
-    from ldids import files
+    from ldids.rdf import files
 
     if option:
         return files.resolve_format(option)
@@ -348,7 +349,7 @@ _LINE_FORMATS = ("nt", "nquads")
 
 def _streams(args: argparse.Namespace, inputs: list[str]) -> tuple[bool, bool]:
     """(stream this run?, as N-Quads?): line formats in and out, named or told by extensions."""
-    from ldids import files
+    from ldids.rdf import files
 
     try:
         named = [files.resolve_format(args.input_format)] * len(inputs) if args.input_format else None
@@ -365,9 +366,9 @@ def _streams(args: argparse.Namespace, inputs: list[str]) -> tuple[bool, bool]:
 
 
 def _normalize_dump(args: argparse.Namespace, inputs: list[str], quads: bool) -> int:
-    from ldids.config import Config
-    from ldids.dumps import normalize_dump
-    from ldids.stream import Settings
+    from ldids.dumps.run import normalize_dump
+    from ldids.dumps.stream import Settings
+    from ldids.passes.config import Config
 
     if args.workers < 1:
         raise _UsageError("--workers must be at least 1")
@@ -396,7 +397,7 @@ def _on_dask(args: argparse.Namespace, inputs: list[str], settings: Settings) ->
     try:
         from distributed import Client, LocalCluster
 
-        from ldids.cluster import normalize_on_dask
+        from ldids.dumps.cluster import normalize_on_dask
     except ImportError as error:
         raise _UsageError("--dask needs the optional dependencies: pip install 'ldids[dask]'") from error
     if "-" in inputs or args.output == "-":
@@ -434,8 +435,8 @@ def _report_dump(args: argparse.Namespace, summary: DumpSummary) -> None:
 
 
 def _normalize_store(args: argparse.Namespace) -> int:
-    from ldids.config import Config
-    from ldids.sparql import normalize_store
+    from ldids.dumps.sparql import normalize_store
+    from ldids.passes.config import Config
 
     if args.inputs:
         raise _UsageError("--sparql normalizes the store itself: give no INPUT")
@@ -453,8 +454,9 @@ def _normalize(args: argparse.Namespace, out: TextIO) -> int:
     streamed, quads = _streams(args, inputs)
     if streamed:
         return _normalize_dump(args, inputs, quads)  # imports no rdflib: dumps start fast
-    from ldids import passes, rdfio
-    from ldids.config import Config
+    from ldids.passes import graph as passes
+    from ldids.passes.config import Config
+    from ldids.rdf import io as rdfio
 
     config = Config.from_toml(args.config) if args.config else Config()
     data = rdfio.read(inputs, rdfio.resolve_format(args.input_format) if args.input_format else None)
@@ -522,8 +524,8 @@ def _finding_json(finding: Finding) -> dict[str, object]:
 
 
 def _validate(args: argparse.Namespace, out: TextIO) -> int:
-    from ldids import rdfio
-    from ldids.validate import validate as validate_data
+    from ldids.rdf import io as rdfio
+    from ldids.shacl.validate import validate as validate_data
 
     fmt = rdfio.resolve_format(args.input_format) if args.input_format else None
     data = rdfio.read(args.inputs, fmt)
@@ -552,7 +554,8 @@ def _validate(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _undo(args: argparse.Namespace, out: TextIO) -> int:
-    from ldids import passes, rdfio
+    from ldids.passes import graph as passes
+    from ldids.rdf import io as rdfio
 
     rows = rdfio.read_crosswalk(args.crosswalk)
     lines = rdfio.LineParser()
@@ -572,11 +575,11 @@ def _serve(args: argparse.Namespace, out: TextIO) -> int:
     try:
         import uvicorn
 
-        from ldids.service import create_app
+        from ldids.service.app import create_app
     except ImportError as error:
         raise _UsageError("serve needs the optional dependencies: pip install 'ldids[service]'") from error
-    from ldids.config import Config
-    from ldids.store import IdentityStore
+    from ldids.passes.config import Config
+    from ldids.service.store import IdentityStore
 
     config = Config.from_toml(args.config) if args.config else Config()
     store = None if args.no_store else IdentityStore(args.store)

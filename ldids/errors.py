@@ -32,7 +32,7 @@ class LdidsError(Exception):
 class ParseError(LdidsError, ValueError):
     """A text is not a valid identifier; carries every problem found, first one first.
 
-    >>> from ldids import pid
+    >>> from ldids.schemes import pid
     >>> try:
     ...     pid.parse("demo 1")
     ... except ParseError as error:

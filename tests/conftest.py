@@ -31,7 +31,7 @@ def server() -> Iterator[str]:
     """The base URL of a running ``ldids serve`` (uvicorn in a thread, on a free port)."""
     import uvicorn
 
-    from ldids.service import create_app
+    from ldids.service.app import create_app
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

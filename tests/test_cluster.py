@@ -8,11 +8,11 @@ from pathlib import Path
 import distributed
 import pytest
 
-from ldids.cluster import normalize_on_dask
-from ldids.config import Config
-from ldids.dumps import normalize_dump
+from ldids.dumps.cluster import normalize_on_dask
+from ldids.dumps.run import normalize_dump
+from ldids.dumps.stream import Settings
 from ldids.errors import InputError
-from ldids.stream import Settings
+from ldids.passes.config import Config
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from ldids import handle
 from ldids.errors import ParseError
+from ldids.schemes import handle
 
 GUID = "F58FB49EB1F848f0A606E84CEF294BE5"  # as the spec writes it: one lower-case 'f'
 GUID_UPPER = "F58FB49EB1F848F0A606E84CEF294BE5"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ldids import info_fedora
 from ldids.errors import ParseError
+from ldids.schemes import info_fedora
 
 
 @pytest.mark.parametrize(

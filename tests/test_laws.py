@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ldids
-from ldids import handle, info_fedora, oai, pid, poi
-from ldids._chars import RFC3986_UNRESERVED, percent_encode
 from ldids.errors import ParseError
-from ldids.registry import DEFAULT
+from ldids.schemes import handle, info_fedora, oai, pid, poi
+from ldids.schemes._chars import RFC3986_UNRESERVED, percent_encode
+from ldids.schemes.registry import DEFAULT
 
 settings.register_profile("default", max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("default")

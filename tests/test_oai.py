@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ldids import oai
 from ldids.errors import InputError, ParseError
+from ldids.schemes import oai
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 

@@ -10,9 +10,10 @@ from rdflib import Graph
 from rdflib.compare import isomorphic
 from rdflib.term import Node
 
-from ldids import passes, rdfio
-from ldids.config import Config
 from ldids.ntriples import Quad
+from ldids.passes import graph as passes
+from ldids.passes.config import Config
+from ldids.rdf import io as rdfio
 
 FIXTURES = Path(__file__).parent / "fixtures" / "passes"
 CASES = sorted(path.name for path in FIXTURES.iterdir())

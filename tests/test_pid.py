@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from ldids import pid
 from ldids.errors import ParseError
+from ldids.schemes import pid
 
 # The spec's regular expression, copied from the text: the module must use exactly it.
 SPEC_REGEX = r"^([A-Za-z0-9]|-|\.)+:(([A-Za-z0-9])|-|\.|~|_|(%[0-9A-F]{2}))+$"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ldids import oai, poi
 from ldids.errors import ParseError
+from ldids.schemes import oai, poi
 
 # POI §2 examples.
 EXAMPLES = [

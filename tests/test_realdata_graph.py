@@ -8,12 +8,15 @@ import pytest
 from rdflib import URIRef
 from rdflib.namespace import DC, OWL
 
-from ldids import foxml, oaipmh, passes, rdfio, safexml
-from ldids.config import Config
+from ldids import safexml
 from ldids.errors import InputError
 from ldids.namespace import LDIDS
 from ldids.ntriples import Quad
-from ldids.validate import validate
+from ldids.passes import graph as passes
+from ldids.passes.config import Config
+from ldids.rdf import foxml, oaipmh
+from ldids.rdf import io as rdfio
+from ldids.shacl.validate import validate
 
 REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 import ldids
-from ldids import handle
 from ldids.errors import ParseError
-from ldids.registry import DEFAULT, PRECEDENCE, Registry, UnknownSchemeError
+from ldids.schemes import handle
+from ldids.schemes.registry import DEFAULT, PRECEDENCE, Registry, UnknownSchemeError
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
-"""The compiled per-line loop (ldids/_scan.c) against the reference loop in Python.
+"""The compiled per-line loop (ldids/dumps/_scan.c) against the reference loop in Python.
 
-Both implementations of ldids.stream.process_block must give the same block result for
+Both implementations of ldids.dumps.stream.process_block must give the same block result for
 every input: the same output bytes, counts, bad lines (with their columns and messages),
 problems and links. Tables of hand-picked lines cover the grammar's corners and every
 path through the loop; Hypothesis assembles lines from grammar fragments and stray bytes.
@@ -16,15 +16,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ldids import handle, stream
-from ldids.config import ITEM_ID, Config
-from ldids.stream import BlockResult, Settings
+from ldids.dumps import stream
+from ldids.dumps.stream import BlockResult, Settings
+from ldids.passes.config import ITEM_ID, Config
+from ldids.schemes import handle
 
 # The test machines have a C compiler: a missing extension there is a build failure, not
 # a reason to test less (LDIDS_PURE_PYTHON only switches which loop process_block runs).
 pytestmark = pytest.mark.skipif(
     not stream.COMPILED and os.environ.get("LDIDS_ALLOW_NO_EXTENSION") == "1",
-    reason="ldids._scan not built (allowed by LDIDS_ALLOW_NO_EXTENSION=1)",
+    reason="ldids.dumps._scan not built (allowed by LDIDS_ALLOW_NO_EXTENSION=1)",
 )
 
 DC_IDENTIFIER = "http://purl.org/dc/elements/1.1/identifier"
@@ -55,7 +56,7 @@ SETTINGS = {
 
 def both(data: bytes, settings: Settings, first_line: int = 1) -> tuple[BlockResult, BlockResult]:
     """The block through each loop, each with a fresh worker (cold memos)."""
-    assert stream.COMPILED, "ldids._scan was not built"
+    assert stream.COMPILED, "ldids.dumps._scan was not built"
     compiled = stream._compiled(stream._Worker(settings), data, first_line)
     python = stream._in_python(stream._Worker(settings), data, first_line)
     return compiled, python
@@ -73,7 +74,7 @@ def assert_same(compiled: BlockResult, python: BlockResult) -> None:
     assert compiled.bad == python.bad
     assert (compiled.problems, compiled.problem_samples) == (python.problems, python.problem_samples)
     # The compiled loop lists a term's links once per block, the Python loop once per
-    # occurrence; both are de-duplicated across blocks (ldids.stream.SortedUnique).
+    # occurrence; both are de-duplicated across blocks (ldids.dumps.stream.SortedUnique).
     assert sorted(set(compiled.links)) == sorted(set(python.links))
     assert compiled.same_as == python.same_as
     assert compiled.crosswalk == python.crosswalk
@@ -338,7 +339,7 @@ shared_only = pytest.mark.skipif(
 
 @shared_only
 def test_shared_decisions_keep_every_shareable_value() -> None:
-    from ldids._scan import SharedDecisions
+    from ldids.dumps._scan import SharedDecisions
 
     table = SharedDecisions(("info-fedora", "handle"), 100)
     values = {b"<a>": None, b"<b>": b"\x01<hdl:1/2>", b"<c>": (None, False, "handle")}
@@ -352,7 +353,7 @@ def test_shared_decisions_keep_every_shareable_value() -> None:
 
 @shared_only
 def test_a_full_table_takes_no_more_and_loses_nothing_it_took() -> None:
-    from ldids._scan import SharedDecisions
+    from ldids.dumps._scan import SharedDecisions
 
     table = SharedDecisions(("handle",), 50)
     taken = [key for key in (f"<k{i}>".encode() for i in range(500)) if table.add(key, b"\x00" + key)]
@@ -362,7 +363,7 @@ def test_a_full_table_takes_no_more_and_loses_nothing_it_took() -> None:
 
 @shared_only
 def test_decisions_cross_between_forked_processes() -> None:
-    from ldids._scan import SharedDecisions
+    from ldids.dumps._scan import SharedDecisions
 
     table = SharedDecisions(("handle",), 10_000)
     children = []

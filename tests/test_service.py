@@ -10,8 +10,8 @@ import httpx2
 import pytest
 from fastapi.testclient import TestClient
 
-from ldids.config import Config
-from ldids.service import create_app
+from ldids.passes.config import Config
+from ldids.service.app import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = (ROOT / "examples" / "fedora-export.ttl").read_bytes()
@@ -104,8 +104,8 @@ def test_syntax_errors_are_400_with_line_and_column(client: TestClient) -> None:
 
 
 def test_n_triples_bodies_are_streamed_like_the_cli(tmp_path: Path) -> None:
-    from ldids.dumps import normalize_dump
-    from ldids.stream import Settings
+    from ldids.dumps.run import normalize_dump
+    from ldids.dumps.stream import Settings
 
     lines = [f"<info:fedora/demo%3a{i % 500}> <http://x/p{i % 7}> <oai:arXiv.org:{i % 300}> .\n" for i in range(20000)]
     body = "".join(lines).encode()  # about 1.3 MB: many chunks, several blocks

@@ -6,10 +6,11 @@ import socket
 import subprocess
 import sys
 
-from ldids import passes, rdfio
-from ldids.config import Config
+from ldids.dumps.sparql import _Endpoint, normalize_store
 from ldids.ntriples import Quad
-from ldids.sparql import _Endpoint, normalize_store
+from ldids.passes import graph as passes
+from ldids.passes.config import Config
+from ldids.rdf import io as rdfio
 
 
 def everything(base: str) -> set[Quad]:
@@ -81,7 +82,7 @@ def test_unreachable_endpoint_is_an_input_error() -> None:
 def test_the_service_normalizes_its_configured_store(oxigraph: str, live_store_data: bytes) -> None:
     from fastapi.testclient import TestClient
 
-    from ldids.service import create_app
+    from ldids.service.app import create_app
 
     with TestClient(create_app(sparql=(f"{oxigraph}/query", f"{oxigraph}/update"))) as client:
         answer = client.post("/store/normalize")

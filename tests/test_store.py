@@ -6,10 +6,11 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from ldids import passes, rdfio
-from ldids.config import Config
-from ldids.service import create_app
-from ldids.store import IdentityStore, default_location
+from ldids.passes import graph as passes
+from ldids.passes.config import Config
+from ldids.rdf import io as rdfio
+from ldids.service.app import create_app
+from ldids.service.store import IdentityStore, default_location
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = (ROOT / "examples" / "fedora-export.ttl").read_bytes()

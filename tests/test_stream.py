@@ -20,11 +20,13 @@ from hypothesis import given
 from hypothesis import settings as examples
 from hypothesis import strategies as st
 
-from ldids import dumps, passes, rdfio
-from ldids.config import Config
-from ldids.dumps import _read_range, normalize_dump
+from ldids.dumps import run as dumps
+from ldids.dumps.run import _read_range, normalize_dump
+from ldids.dumps.stream import Settings, SortedUnique, blocks, diagnose, difference, grammar, process_block
 from ldids.errors import InputError
-from ldids.stream import Settings, SortedUnique, blocks, diagnose, difference, grammar, process_block
+from ldids.passes import graph as passes
+from ldids.passes.config import Config
+from ldids.rdf import io as rdfio
 
 FIXTURES = Path(__file__).parent / "fixtures" / "passes"
 
@@ -179,7 +181,7 @@ def test_sorted_unique_is_sorted_set_whatever_the_runs(additions: list[list[str]
 
 def test_sorted_unique_merges_runs_longer_than_a_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs read a few lines at a time merge the same."""
-    from ldids import stream
+    from ldids.dumps import stream
 
     merged = stream._merged
     monkeypatch.setattr(stream, "_merged", lambda runs: merged(runs, read=8))
@@ -479,8 +481,8 @@ def test_workers_end_however_soon_the_run_ends(tmp_path: Path) -> None:
     dropped, and the run waited for that worker forever."""
     script = (
         "import signal, sys\n"
-        "from ldids import dumps, stream\n"
-        "from ldids.config import Config\n"
+        "from ldids.dumps import run as dumps, stream\n"
+        "from ldids.passes.config import Config\n"
         "signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))\n"
         "for _ in range(20):\n"
         "    pool = dumps._Pool(2, stream.Settings(Config()))\n"
@@ -507,7 +509,7 @@ def test_a_worker_process_that_fails_or_dies_stops_the_run(
 ) -> None:
     """What goes wrong in a worker process stops the run with an error that says so, and
     leaves no output (the workers are forked: they run the function patched here)."""
-    from ldids import dumps
+    from ldids.dumps import run as dumps
 
     run_chunk = dumps._run_chunk
     coordinator = os.getpid()

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ldids import rdfio
 from ldids.errors import InputError
+from ldids.rdf import io as rdfio
 
 LAUGHS = b"""<?xml version="1.0"?>
 <!DOCTYPE rdf:RDF [

@@ -3,8 +3,8 @@
 1. One query finds the identifier-looking terms of the store (IRIs and literals starting
    with an identifier prefix, in any position but predicate).
 2. Terms that need rewriting are taken in batches; for each batch, one query fetches the
-   statements holding them, the same passes as everywhere (:func:`ldids.passes.rewrite_quad`
-   and :func:`ldids.passes.links`) compute the new statements and links, and ONE update
+   statements holding them, the same passes as everywhere (:func:`ldids.passes.graph.rewrite_quad`
+   and :func:`ldids.passes.graph.links`) compute the new statements and links, and ONE update
    request replaces them (``DELETE DATA`` then ``INSERT DATA``): a SPARQL Update request is
    applied atomically by the store, so an interrupted run loses no statement, and running
    again finishes the work (already canonical terms are not touched twice). ``DELETE DATA``
@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from ldids import passes
-from ldids.config import Config
 from ldids.errors import InputError
 from ldids.ntriples import Quad, term
+from ldids.passes import graph as passes
+from ldids.passes.config import Config
 
 __all__ = ["StoreSummary", "normalize_store"]
 

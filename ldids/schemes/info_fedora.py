@@ -28,8 +28,9 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote_to_bytes
 
-from ldids import pid as pid_module
-from ldids._chars import (
+from ldids.errors import Problem
+from ldids.schemes import pid as pid_module
+from ldids.schemes._chars import (
     ALPHANUM,
     HEX_ANY,
     RFC3986_PCHAR,
@@ -40,9 +41,8 @@ from ldids._chars import (
     ncname_patterns,
     percent_encode,
 )
-from ldids.errors import Problem
-from ldids.pid import Pid
-from ldids.scheme import Scheme
+from ldids.schemes.pid import Pid
+from ldids.schemes.scheme import Scheme
 
 __all__ = ["CLAIM", "PREFIX", "SCHEME", "InfoFedora", "check", "claims", "normalize", "parse"]
 

@@ -1,4 +1,4 @@
-"""Types of the compiled per-line loop (ldids/_scan.c)."""
+"""Types of the compiled per-line loop (ldids/dumps/_scan.c)."""
 
 from collections.abc import Callable
 from typing import Any

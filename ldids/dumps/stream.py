@@ -8,13 +8,13 @@ Inside a block each line is checked against the N-Triples/N-Quads statement gram
 (RDF 1.1 N-Triples §7, N-Quads §7). Most lines of a dump hold no identifier: a line in
 which no identifier prefix occurs (in any ASCII case) is copied as it came. In the others,
 each term that may be an identifier is decided on its text by the passes' own functions
-(:mod:`ldids.decisions`), once per run and process, and the line is rewritten term by
+(:mod:`ldids.passes.decision`), once per run and process, and the line is rewritten term by
 term from the remembered decisions; an unchanged line is copied as it came. Lines the
 passes must see whole (owl:sameAs and identity statements, or every line when a crosswalk
-is kept) go through :func:`ldids.passes.rewrite_quad` and :func:`ldids.passes.links` on
+is kept) go through :func:`ldids.passes.graph.rewrite_quad` and :func:`ldids.passes.graph.links` on
 rdflib terms.
 
-The per-line loop is compiled (``ldids/_scan.c``); the loop here in Python is its
+The per-line loop is compiled (``ldids/dumps/_scan.c``); the loop here in Python is its
 reference, and tests/test_scan.py holds the two equal.
 """
 
@@ -37,18 +37,18 @@ from types import ModuleType
 from typing import IO, TYPE_CHECKING, NamedTuple, Protocol
 from typing import Literal as Kind
 
-from ldids import decisions
-from ldids._chars import ascii_lower
-from ldids.config import Config
-from ldids.decisions import evict_oldest_half
 from ldids.errors import ParseError, Problem
 from ldids.ntriples import Quad, iri, literal, quad_line, term
+from ldids.passes import decision as decisions
+from ldids.passes.config import Config
+from ldids.passes.decision import evict_oldest_half
+from ldids.schemes._chars import ascii_lower
 
 if TYPE_CHECKING:
     from rdflib.term import Node
 
-    from ldids import passes
-    from ldids._scan import SharedDecisions
+    from ldids.dumps._scan import SharedDecisions
+    from ldids.passes import graph as passes
 
 # rdflib and the graph passes are imported where the rare lines that need RDF terms are
 # handled (owl:sameAs and identity statements, crosswalks, problem texts), not here: a dump
@@ -56,11 +56,11 @@ if TYPE_CHECKING:
 
 _scan: ModuleType | None
 try:
-    from ldids import _scan
+    from ldids.dumps import _scan
 except ImportError:  # built without a C compiler: the per-line loop runs in Python
     _scan = None
 
-#: Whether the per-line loop runs compiled (the ldids._scan extension was built).
+#: Whether the per-line loop runs compiled (the ldids.dumps._scan extension was built).
 COMPILED = _scan is not None
 
 __all__ = [
@@ -238,7 +238,7 @@ class BlockResult:
 # What the Python loop's memo keeps of a decision on one raw term: (canonical raw term or
 # None if unchanged, scheme or None, problems if invalid).
 _Known = tuple["str | None", "str | None", "tuple[Problem, ...] | None"]
-# What the compiled loop keeps per key (ldids/_scan.c): None for no identifier; for a valid
+# What the compiled loop keeps per key (ldids/dumps/_scan.c): None for no identifier; for a valid
 # identifier rewritten, one byte (the scheme's index in _Worker.schemes) then the
 # replacement, a single object as the commonest entry should be; (None, False, scheme) for
 # one already canonical; (None, True, scheme, problems, the term's text) for an invalid one.
@@ -293,7 +293,7 @@ class _Worker:
     def identifiers(self) -> passes.TermCache:
         """The graph passes' cache of decisions on RDF terms (for whole statements)."""
         if self._identifiers is None:
-            from ldids import passes
+            from ldids.passes import graph as passes
 
             self._identifiers = passes.TermCache(self.settings.config, size=self.settings.identifier_cache)
         return self._identifiers
@@ -471,7 +471,7 @@ def process_block(
     remembered, and its links are not listed again. The union over a run's blocks is
     every link the run calls for; a term forgotten and decided again lists them again.
 
-    The per-line loop runs compiled (``ldids._scan``) where that extension was built, and
+    The per-line loop runs compiled (``ldids.dumps._scan``) where that extension was built, and
     in Python otherwise (or with ``LDIDS_PURE_PYTHON=1``): the same bytes either way.
     """
     worker = _worker_for(settings)
@@ -662,7 +662,7 @@ def _term_by_term(worker: _Worker, pieces: list[str | None], number: int, result
 def _whole_statement(worker: _Worker, pieces: list[str | None], number: int, result: BlockResult) -> str | None:
     """owl:sameAs and identity-predicate lines, or with a crosswalk to record: the passes on
     the whole statement. Unchanged terms keep their raw text, as on the common path."""
-    from ldids import passes
+    from ldids.passes import graph as passes
 
     settings = worker.settings
     quad: Quad = tuple(None if raw is None else worker.term(raw) for raw in pieces)  # type: ignore[assignment]

@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ldids import oai
-from ldids._chars import DOMAIN_PATTERN, URIC_UNESCAPED_PATTERN, ascii_lower, check_domain_namespace
 from ldids.errors import ParseError, Problem
-from ldids.oai import POI_PREFIX, OaiIdentifier
-from ldids.scheme import Scheme
+from ldids.schemes import oai
+from ldids.schemes._chars import DOMAIN_PATTERN, URIC_UNESCAPED_PATTERN, ascii_lower, check_domain_namespace
+from ldids.schemes.oai import POI_PREFIX, OaiIdentifier
+from ldids.schemes.scheme import Scheme
 
 __all__ = [
     "CLAIM",

@@ -17,9 +17,9 @@ from typing import Any
 
 import pyoxigraph
 
-from ldids import passes
-from ldids.config import Config
 from ldids.namespace import NAMESPACE_IRI
+from ldids.passes import graph as passes
+from ldids.passes.config import Config
 
 __all__ = ["IdentityStore", "default_location"]
 

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ldids import handle
 from ldids.errors import InputError
-from ldids.registry import Registry
+from ldids.schemes import handle
+from ldids.schemes.registry import Registry
 
 __all__ = ["ITEM_ID", "Config"]
 

@@ -33,7 +33,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ldids._chars import (
+from ldids.errors import ParseError, Problem
+from ldids.schemes._chars import (
     HEX_ANY,
     RFC3986_PCHAR,
     RFC3986_SUB_DELIMS,
@@ -43,8 +44,7 @@ from ldids._chars import (
     iri_forbidden,
     percent_encode,
 )
-from ldids.errors import ParseError, Problem
-from ldids.scheme import Scheme
+from ldids.schemes.scheme import Scheme
 
 __all__ = [
     "BARE_CORDRA_CLAIM",

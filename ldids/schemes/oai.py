@@ -28,7 +28,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, unquote_to_bytes, urlencode
 
-from ldids._chars import (
+from ldids.errors import InputError, ParseError, Problem
+from ldids.schemes._chars import (
     DOMAIN_PATTERN,
     RFC2396_MARK,
     RFC2396_RESERVED,
@@ -39,8 +40,7 @@ from ldids._chars import (
     check_uric_run,
     percent_encode,
 )
-from ldids.errors import InputError, ParseError, Problem
-from ldids.scheme import Scheme
+from ldids.schemes.scheme import Scheme
 
 __all__ = [
     "CLAIM",

@@ -23,12 +23,12 @@ from rdflib.namespace import XSD
 from rdflib.term import Literal, URIRef
 
 from ldids import safexml
-from ldids._chars import iri_forbidden
 from ldids.errors import InputError
-from ldids.foxml import dublin_core
 from ldids.namespace import LDIDS
 from ldids.ntriples import Quad
-from ldids.oai import DESCRIPTION_NAMESPACE
+from ldids.rdf.foxml import dublin_core
+from ldids.schemes._chars import iri_forbidden
+from ldids.schemes.oai import DESCRIPTION_NAMESPACE
 
 __all__ = ["OAI_PMH", "Response", "is_oai_pmh", "read"]
 

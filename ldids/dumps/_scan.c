@@ -1,7 +1,7 @@
 /*
- * ldids._scan: the per-line loop of ldids.stream.process_block, compiled.
+ * ldids.dumps._scan: the per-line loop of ldids.dumps.stream.process_block, compiled.
  *
- * ldids/stream.py holds the reference implementation in Python and says what a block's
+ * ldids/dumps/stream.py holds the reference implementation in Python and says what a block's
  * processing means; this module does the same work without running Python code for the
  * lines that need none, which is most of a dump. It checks each line against the
  * N-Triples/N-Quads statement grammar (RDF 1.1 N-Triples §7, N-Quads §7), copies lines
@@ -757,7 +757,7 @@ static PyMethodDef shared_methods[] = {
 static PySequenceMethods shared_sequence = {.sq_length = (lenfunc)shared_length};
 
 static PyTypeObject SharedDecisionsType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ldids._scan.SharedDecisions",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ldids.dumps._scan.SharedDecisions",
     .tp_basicsize = sizeof(SharedDecisions),
     .tp_dealloc = (destructor)shared_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -769,7 +769,7 @@ static PyTypeObject SharedDecisionsType = {
 
 /* -- One block ---------------------------------------------------------------------------------- */
 
-/* A memo value (ldids.stream._Value) is one of:
+/* A memo value (ldids.dumps.stream._Value) is one of:
  *   None                                    not an identifier;
  *   bytes: one byte, then the replacement   a valid identifier rewritten: the byte indexes
  *                                           the scheme names (one object per entry: the
@@ -798,7 +798,7 @@ static int is_value(Memo *memo, PyObject *value) {
 }
 
 /* Makes room in the memo: forgets the older half (dicts keep insertion order), so the
- * identifiers a dump is repeating right now stay known (ldids.decisions.evict_oldest_half). */
+ * identifiers a dump is repeating right now stay known (ldids.passes.decision.evict_oldest_half). */
 static int evict_oldest_half(PyObject *memo) {
     Py_ssize_t half = PyDict_GET_SIZE(memo) / 2, position = 0, taken = 0;
     PyObject *keys = PyList_New(half), *key, *value;
@@ -1038,7 +1038,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
             start = next;
             continue;
         }
-        /* Term by term, from memoized decisions (ldids.stream._term_by_term). */
+        /* Term by term, from memoized decisions (ldids.dumps.stream._term_by_term). */
         PyObject *replacement[4] = {NULL, NULL, NULL, NULL};
         int changed = 0, failed = 0;
         int bare = -1; /* is the predicate one of the bare-form predicates? (asked once) */
@@ -1167,12 +1167,12 @@ static PyMethodDef methods[] = {
      "           bare_predicates, slow_predicates, slow, bad, all_slow, rewrite_predicates, into=None)\n"
      "-> (output, lines, written, statements, rewritten_statements, counts, invalid)\n\n"
      "output is a new bytes object, or into (a bytearray, its contents replaced).\n"
-     "The per-line loop of ldids.stream.process_block; see ldids/stream.py."},
+     "The per-line loop of ldids.dumps.stream.process_block; see ldids/dumps/stream.py."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_definition = {
-    PyModuleDef_HEAD_INIT, "ldids._scan", "The per-line loop of ldids.stream, compiled.", -1, methods,
+    PyModuleDef_HEAD_INIT, "ldids.dumps._scan", "The per-line loop of ldids.dumps.stream, compiled.", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 

@@ -1,6 +1,6 @@
 """Dumps bigger than one machine, or split over many files, on a Dask cluster.
 
-The same :func:`ldids.stream.process_block` is mapped over the blocks Dask cuts from the
+The same :func:`ldids.dumps.stream.process_block` is mapped over the blocks Dask cuts from the
 input files (at line ends). Each task writes its own partition file, so statements never
 pass through the client; the client gets counts, links and crosswalk rows back,
 de-duplicates them in bounded memory, and writes ``links.nt`` and ``crosswalk.csv``.
@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ldids.dumps import DumpSummary, crosswalk_line
+from ldids.dumps.run import DumpSummary, crosswalk_line
+from ldids.dumps.stream import BadLine, BlockResult, Settings, SortedUnique, difference, new_run, process_block
 from ldids.errors import InputError
-from ldids.passes import Crosswalk
-from ldids.stream import BadLine, BlockResult, Settings, SortedUnique, difference, new_run, process_block
+from ldids.passes.graph import Crosswalk
 
 __all__ = ["normalize_on_dask"]
 

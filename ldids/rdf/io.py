@@ -30,12 +30,13 @@ from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.namespace import RDF
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from ldids import foxml, oaipmh, safexml
+from ldids import safexml
 from ldids.errors import InputError
-from ldids.files import FORMATS, Format, atomic_output, guess_format, resolve_format
 from ldids.namespace import LDIDS
 from ldids.ntriples import Quad, quad_line, term
-from ldids.passes import Crosswalk
+from ldids.passes.graph import Crosswalk
+from ldids.rdf import foxml, oaipmh
+from ldids.rdf.files import FORMATS, Format, atomic_output, guess_format, resolve_format
 
 __all__ = [
     "FORMATS",

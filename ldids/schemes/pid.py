@@ -24,9 +24,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ldids._chars import ALPHANUM, HEX_ANY, ascii_lower, describe
 from ldids.errors import Problem
-from ldids.scheme import Scheme
+from ldids.schemes._chars import ALPHANUM, HEX_ANY, ascii_lower, describe
+from ldids.schemes.scheme import Scheme
 
 __all__ = ["CLAIM", "MAX_LENGTH", "PID_RE", "SCHEME", "Pid", "check", "claims", "normalize", "parse", "scan"]
 

@@ -22,8 +22,10 @@ from typing import Literal as Kind
 
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from ldids.config import Config
-from ldids.decisions import (
+from ldids.errors import Problem
+from ldids.ntriples import Quad, quad_line, term
+from ldids.passes.config import Config
+from ldids.passes.decision import (
     IDENTIFIER_DATATYPE_IRIS,
     SAME_AS_IRI,
     evict_oldest_half,
@@ -31,8 +33,6 @@ from ldids.decisions import (
     form_links,
     identify,
 )
-from ldids.errors import Problem
-from ldids.ntriples import Quad, quad_line, term
 
 __all__ = [
     "IDENTIFIER_DATATYPE_IRIS",

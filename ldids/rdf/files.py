@@ -1,6 +1,6 @@
 """Formats and output files, without rdflib: naming and guessing RDF formats, and outputs
-that appear whole or not at all. The graph I/O (:mod:`ldids.rdfio`) and the streamed dumps
-(:mod:`ldids.dumps`) share them; a dump never imports rdflib for them (~0.2 s a start).
+that appear whole or not at all. The graph I/O (:mod:`ldids.rdf.io`) and the streamed dumps
+(:mod:`ldids.dumps.run`) share them; a dump never imports rdflib for them (~0.2 s a start).
 """
 
 from __future__ import annotations

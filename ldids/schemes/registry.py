@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ldids import handle, info_fedora, oai, pid, poi
 from ldids.errors import LdidsError, ParseError, Problem
-from ldids.scheme import Identifier, Scheme
+from ldids.schemes import handle, info_fedora, oai, pid, poi
+from ldids.schemes.scheme import Identifier, Scheme
 
 __all__ = ["DEFAULT", "PRECEDENCE", "Inspection", "Registry", "UnknownSchemeError"]
 

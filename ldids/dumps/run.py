@@ -42,9 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn, Protocol, cast
 
-from ldids.errors import InputError
-from ldids.files import atomic_output
-from ldids.stream import (
+from ldids.dumps.stream import (
     BadLine,
     BlockResult,
     BytesLike,
@@ -56,13 +54,15 @@ from ldids.stream import (
     process_block,
     shared_decisions,
 )
+from ldids.errors import InputError
+from ldids.rdf.files import atomic_output
 
 if TYPE_CHECKING:
     import mmap
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
-    from ldids.passes import Crosswalk
+    from ldids.passes.graph import Crosswalk
 
 __all__ = ["DumpSummary", "crosswalk_line", "normalize_dump"]
 
@@ -715,7 +715,7 @@ def normalize_dump(
                 if linked is not stream:
                     linked.close()
         if crosswalk is not None:
-            from ldids.passes import Crosswalk
+            from ldids.passes.graph import Crosswalk
 
             with atomic_output(crosswalk) as stream:
                 stream.write((",".join(Crosswalk.FIELDS) + "\n").encode())

@@ -1,6 +1,6 @@
 """What the graph passes decide about one term, on its text alone.
 
-:mod:`ldids.passes` works on rdflib terms; a streamed dump works on N-Triples text and
+:mod:`ldids.passes.graph` works on rdflib terms; a streamed dump works on N-Triples text and
 builds no RDF term for the lines it rewrites (nor imports rdflib to do so). Both decide
 with these functions, so they decide alike.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ldids import pid as pid_module
-from ldids import poi as poi_module
-from ldids.config import Config
 from ldids.errors import ParseError, Problem
-from ldids.scheme import Scheme
+from ldids.passes.config import Config
+from ldids.schemes import pid as pid_module
+from ldids.schemes import poi as poi_module
+from ldids.schemes.scheme import Scheme
 
 __all__ = [
     "IDENTIFIER_DATATYPE_IRIS",

@@ -28,14 +28,16 @@ from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from rdflib import Graph
 
-from ldids import __version__, passes, rdfio
-from ldids.config import Config
+from ldids import __version__
+from ldids.dumps.stream import BlockCutter, Settings, SortedUnique, difference, process_block
 from ldids.errors import InputError, LdidsError, ParseError
 from ldids.ntriples import Quad
-from ldids.registry import PRECEDENCE, UnknownSchemeError
+from ldids.passes import graph as passes
+from ldids.passes.config import Config
+from ldids.rdf import io as rdfio
 from ldids.resources import shapes_graph, vocabulary_graph
-from ldids.store import IdentityStore
-from ldids.stream import BlockCutter, Settings, SortedUnique, difference, process_block
+from ldids.schemes.registry import PRECEDENCE, UnknownSchemeError
+from ldids.service.store import IdentityStore
 
 __all__ = ["DEFAULT_MAX_BODY", "create_app"]
 
@@ -280,19 +282,19 @@ def create_app(
     async def normalize_live_store() -> JSONResponse:
         from fastapi.concurrency import run_in_threadpool
 
-        from ldids.sparql import normalize_store
+        from ldids.dumps.sparql import normalize_store
 
         if sparql is None:
             raise ProblemError(404, "ldids.no-live-store", "No live store", "this service was started without --sparql")
         try:
             summary = await run_in_threadpool(normalize_store, sparql[0], sparql[1], settings)
         except InputError as error:
-            raise ProblemError(502, "ldids.store-unreachable", "Live store failed", error.message) from error
+            raise ProblemError(502, "ldids.service.store-unreachable", "Live store failed", error.message) from error
         return JSONResponse(summary.to_json())
 
     @app.post("/validate", summary="Validate RDF with the shipped SHACL shapes (and shapes sent along)")
     async def validate(request: Request) -> Response:
-        from ldids.validate import validate as validate_data
+        from ldids.shacl.validate import validate as validate_data
 
         media = _accepted(request, ["application/json", "text/turtle", "text/plain"], "application/json")
         extra: list[Graph] = []
@@ -334,7 +336,7 @@ def create_app(
 
     @app.get("/", summary="A page for people", response_class=HTMLResponse, include_in_schema=False)
     def page() -> HTMLResponse:
-        return HTMLResponse((resources.files("ldids") / "static" / "index.html").read_text(encoding="utf-8"))
+        return HTMLResponse((resources.files("ldids.service") / "static" / "index.html").read_text(encoding="utf-8"))
 
     @app.get("/vocab", summary="The ldids vocabulary")
     def vocabulary(request: Request) -> Response:

@@ -1,0 +1,1 @@
+"""RDF in and out: formats, readers (RDF syntaxes, FOXML, OAI-PMH) and writers."""

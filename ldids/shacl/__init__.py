@@ -1,0 +1,1 @@
+"""Validation of RDF with the shipped SHACL shapes (and the user's)."""
