@@ -35,7 +35,18 @@ from ldids.schemes.registry import DEFAULT, PRECEDENCE, Registry, UnknownSchemeE
         ("1765/315", None, None),
         ("http://example.org/a:b", None, None),
         ("http://purl.org/other/a.b/c", None, None),
-        ("urn:nbn:de:1", None, "fedora-pid"),
+        # A URI scheme is never a PID namespace; another scheme's identifier percent-encoded
+        # (as an OAI-PMH request carries it) is never a PID (DESIGN §2).
+        ("urn:nbn:de:1", None, None),
+        ("urn:isbn:0451450523", None, None),
+        ("doi:10.1000/182", None, None),
+        ("http:__example.org", None, None),
+        ("oai%3Aarxiv.org%3Ahep-th%2F9901001", None, None),
+        ("hdl%3A1765%2F315", None, None),
+        ("info%3Afedora%2Fdemo%3A1", None, None),
+        # Namespaces that are no URI scheme stay PIDs when asked about one string.
+        ("catkey:123", None, "fedora-pid"),
+        ("uuid:5035a48a-5e2e-486c-8127-2fa650842e46", None, "fedora-pid"),
         ("hello", None, None),
         ("", None, None),
         # Schemes and hosts are case-insensitive in ASCII only (RFC 3986 §3.1, §3.2.2):
@@ -181,7 +192,29 @@ def test_inspect_cordra_profile_and_unrecognized() -> None:
     unknown = ldids.inspect("hello world").to_json()
     assert unknown["scheme"] is None
     assert unknown["valid"] is False
-    assert unknown["problems"][0]["code"] == "ldids.unrecognized"
+    assert unknown["problems"][0]["code"] == "unrecognized"
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("urn:isbn:0451450523", "'urn' is a URI scheme"),
+        ("doi:10.1000/182", "'doi' is a URI scheme"),
+        ("http:__example.org", "'http' is a URI scheme"),
+        ("oai%3Aarxiv.org%3Ahep-th%2F9901001", "percent-encoded"),
+        ("hello world", ""),
+    ],
+)
+def test_inspect_knows_what_it_does_not_know(text: str, why: str) -> None:
+    """DESIGN §5: no scheme recognizes these; they are not invalid Fedora PIDs."""
+    found = ldids.inspect(text).to_json()
+    assert (found["scheme"], found["valid"], found["normalized"], found["canonical"]) == (None, False, None, None)
+    [problem] = found["problems"]
+    assert (problem["code"], problem["start"], problem["end"]) == ("unrecognized", 0, len(text))
+    # The message names every scheme tried, says why where it can, and never offers a rewrite.
+    assert "info-fedora, oai, poi, handle, fedora-pid" in problem["message"]
+    assert why in problem["message"]
+    assert "info:fedora/" not in problem["message"]
 
 
 def test_inspect_with_an_explicit_scheme() -> None:
@@ -202,7 +235,7 @@ def test_top_level_functions() -> None:
     assert ldids.canonical("demo%3a1") == "info:fedora/demo:1"
     assert str(ldids.parse("oai:a.b:c")) == "oai:a.b:c"
     assert ldids.check("oai:a.b:c") == []
-    assert [p.code for p in ldids.check("nothing")] == ["ldids.unrecognized"]
+    assert [p.code for p in ldids.check("nothing")] == ["unrecognized"]
     with pytest.raises(ParseError) as caught:
         ldids.canonical("nothing")
-    assert caught.value.code == "ldids.unrecognized"
+    assert caught.value.code == "unrecognized"

@@ -775,10 +775,12 @@ static PyTypeObject SharedDecisionsType = {
  *                                           the scheme names (one object per entry: the
  *                                           commonest entries are the smallest);
  *   (None, False, scheme)                   a valid identifier already in canonical form;
- *   (None, True, scheme, problems, text)    an invalid identifier. */
+ *   (None, True, scheme, problems, text)    an invalid identifier;
+ *   (None, False, None, key)                a term left alone: counted under key, a
+ *                                           ("left", reason) tuple. */
 typedef struct {
     PyObject *memo;    /* dict: key -> memo value */
-    PyObject *decide;  /* decide(raw, bare predicate or None, linkable) -> memo value (str arguments) */
+    PyObject *decide;  /* decide(raw, bare predicate or None, linkable, subject or None) -> memo value */
     Py_ssize_t size;   /* the most entries memo takes before it forgets its older half */
     PyObject *schemes; /* tuple of scheme names, indexed by a rewriting value's first byte */
     PyObject *counts;  /* dict: scheme -> occurrences of identifiers rewritten */
@@ -837,7 +839,8 @@ static int remember(Memo *memo, PyObject *key, PyObject *value) {
 
 /* The memo value of one term (a new reference), or NULL on error. */
 static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py_ssize_t raw_length,
-                         const unsigned char *bare_predicate, Py_ssize_t bare_predicate_length, int linkable) {
+                         const unsigned char *bare_predicate, Py_ssize_t bare_predicate_length,
+                         const unsigned char *subject, Py_ssize_t subject_length, int linkable) {
     PyObject *value = PyDict_GetItemWithError(memo->memo, key);
     if (value != NULL) {
         Py_INCREF(value);
@@ -858,17 +861,24 @@ static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py
 #endif
     /* Never decided here: Python decides (the line is valid UTF-8, checked before). */
     PyObject *text = PyUnicode_DecodeUTF8((const char *)raw, raw_length, "strict");
-    PyObject *predicate = Py_None;
+    PyObject *predicate = Py_None, *context = Py_None;
     Py_INCREF(predicate);
+    Py_INCREF(context);
     if (bare_predicate != NULL) {
+        /* A literal under a bare-form predicate: the predicate and the statement's subject
+         * are its context (the subject's PID namespace decides a bare PID, DESIGN.md §2). */
         Py_DECREF(predicate);
+        Py_DECREF(context);
         predicate = PyUnicode_DecodeUTF8((const char *)bare_predicate, bare_predicate_length, "strict");
+        context = PyUnicode_DecodeUTF8((const char *)subject, subject_length, "strict");
     }
-    if (text != NULL && predicate != NULL) {
-        value = PyObject_CallFunctionObjArgs(memo->decide, text, predicate, linkable ? Py_True : Py_False, NULL);
+    if (text != NULL && predicate != NULL && context != NULL) {
+        value = PyObject_CallFunctionObjArgs(memo->decide, text, predicate, linkable ? Py_True : Py_False, context,
+                                             NULL);
     }
     Py_XDECREF(text);
     Py_XDECREF(predicate);
+    Py_XDECREF(context);
     if (value == NULL) {
         return NULL;
     }
@@ -884,10 +894,29 @@ static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py
     return value;
 }
 
-/* Counts one occurrence of an identifier: rewritten ones per scheme, invalid ones listed. */
+/* counts[key] += 1 */
+static int add_one(PyObject *counts, PyObject *key) {
+    PyObject *seen = PyDict_GetItemWithError(counts, key);
+    if (seen == NULL && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *next = PyLong_FromSsize_t(seen == NULL ? 1 : PyLong_AsSsize_t(seen) + 1);
+    if (next == NULL) {
+        return -1;
+    }
+    int failed = PyDict_SetItem(counts, key, next);
+    Py_DECREF(next);
+    return failed;
+}
+
+/* Counts one occurrence of an identifier: rewritten ones per scheme, terms left alone per
+ * reason, invalid ones listed. */
 static int count(Memo *memo, PyObject *value, Py_ssize_t line) {
     if (PyTuple_Check(value)) {
         if (!PyObject_IsTrue(PyTuple_GET_ITEM(value, 1))) {
+            if (PyTuple_GET_SIZE(value) == 4) {
+                return add_one(memo->counts, PyTuple_GET_ITEM(value, 3)); /* left alone, for a reason */
+            }
             return 0; /* already canonical: nothing rewritten */
         }
         PyObject *entry = Py_BuildValue("(nO)", line, value);
@@ -898,18 +927,27 @@ static int count(Memo *memo, PyObject *value, Py_ssize_t line) {
         Py_DECREF(entry);
         return failed;
     }
-    PyObject *scheme = PyTuple_GET_ITEM(memo->schemes, (unsigned char)PyBytes_AS_STRING(value)[0]);
-    PyObject *seen = PyDict_GetItemWithError(memo->counts, scheme);
-    if (seen == NULL && PyErr_Occurred()) {
-        return -1;
+    return add_one(memo->counts, PyTuple_GET_ITEM(memo->schemes, (unsigned char)PyBytes_AS_STRING(value)[0]));
+}
+
+/* One attribute of the tables object, as a borrowed reference: the object (a frozen
+ * dataclass, ldids.dumps.stream.ScanTables) holds it for the whole call. NULL on error. */
+static PyObject *table(PyObject *tables, const char *name, PyTypeObject *type) {
+    PyObject *value = PyObject_GetAttrString(tables, name);
+    if (value == NULL) {
+        return NULL;
     }
-    PyObject *next = PyLong_FromSsize_t(seen == NULL ? 1 : PyLong_AsSsize_t(seen) + 1);
-    if (next == NULL) {
-        return -1;
+    Py_DECREF(value);
+    if (type != NULL && !PyObject_TypeCheck(value, type)) {
+        PyErr_Format(PyExc_TypeError, "tables.%s must be a %s", name, type->tp_name);
+        return NULL;
     }
-    int failed = PyDict_SetItem(memo->counts, scheme, next);
-    Py_DECREF(next);
-    return failed;
+    return value;
+}
+
+static int table_flag(PyObject *tables, const char *name) {
+    PyObject *value = table(tables, name, NULL);
+    return value == NULL ? -1 : PyObject_IsTrue(value);
 }
 
 static PyObject *scan_block(PyObject *module, PyObject *args) {
@@ -917,13 +955,30 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     Py_buffer data;
     int quads, stop_on_error, all_slow, rewrite_predicates;
     Memo memo = {NULL, NULL, 0, NULL, NULL, NULL, NULL};
-    PyObject *shared;
+    PyObject *shared, *memo_size;
     Needles needles;
-    PyObject *bare_predicates, *slow_predicates, *slow, *bad, *into = Py_None;
-    if (!PyArg_ParseTuple(args, "y*ppO!OnO!OO!O!O!O!OOpp|O", &data, &quads, &stop_on_error, &PyDict_Type,
-                          &memo.memo, &memo.decide, &memo.size, &PyTuple_Type, &memo.schemes, &shared, &PyTuple_Type,
-                          &needles.folded, &PyTuple_Type, &needles.exact, &PyTuple_Type, &bare_predicates,
-                          &PyTuple_Type, &slow_predicates, &slow, &bad, &all_slow, &rewrite_predicates, &into)) {
+    PyObject *tables, *bare_predicates, *slow_predicates, *slow, *bad, *into = Py_None;
+    if (!PyArg_ParseTuple(args, "y*OOO|O", &data, &tables, &slow, &bad, &into)) {
+        return NULL;
+    }
+    if ((quads = table_flag(tables, "quads")) < 0 || (stop_on_error = table_flag(tables, "stop_on_error")) < 0 ||
+        (all_slow = table_flag(tables, "all_slow")) < 0 ||
+        (rewrite_predicates = table_flag(tables, "rewrite_predicates")) < 0 ||
+        (memo.memo = table(tables, "memo", &PyDict_Type)) == NULL ||
+        (memo.decide = table(tables, "decide", NULL)) == NULL ||
+        (memo_size = table(tables, "memo_size", &PyLong_Type)) == NULL ||
+        (memo.schemes = table(tables, "schemes", &PyTuple_Type)) == NULL ||
+        (shared = table(tables, "shared", NULL)) == NULL ||
+        (needles.folded = table(tables, "folded", &PyTuple_Type)) == NULL ||
+        (needles.exact = table(tables, "exact", &PyTuple_Type)) == NULL ||
+        (bare_predicates = table(tables, "bare_predicates", &PyTuple_Type)) == NULL ||
+        (slow_predicates = table(tables, "slow_predicates", &PyTuple_Type)) == NULL) {
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    memo.size = PyLong_AsSsize_t(memo_size);
+    if (memo.size == -1 && PyErr_Occurred()) {
+        PyBuffer_Release(&data);
         return NULL;
     }
     if (into != Py_None && !PyByteArray_Check(into)) {
@@ -1062,15 +1117,19 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
                 continue;
             }
             /* The memo key tells apart what decide() tells apart: a literal under a bare-form
-             * predicate (predicate + literal), a graph name or predicate (no links: "\0" + term),
-             * and subjects and objects (the term itself). */
+             * predicate (predicate + subject + literal: each term is self-delimiting), a graph
+             * name or predicate (no links: "\0" + term), and subjects and objects (the term). */
             int linkable = index_ == 0 || index_ == 2;
+            const unsigned char *subject = line + terms.start[0];
+            Py_ssize_t subject_length = terms.stop[0] - terms.start[0];
             PyObject *key;
             if (literal_under_bare) {
-                key = PyBytes_FromStringAndSize(NULL, predicate_length + raw_length);
+                key = PyBytes_FromStringAndSize(NULL, predicate_length + subject_length + raw_length);
                 if (key != NULL) {
-                    memcpy(PyBytes_AS_STRING(key), predicate, (size_t)predicate_length);
-                    memcpy(PyBytes_AS_STRING(key) + predicate_length, raw, (size_t)raw_length);
+                    char *at = PyBytes_AS_STRING(key);
+                    memcpy(at, predicate, (size_t)predicate_length);
+                    memcpy(at + predicate_length, subject, (size_t)subject_length);
+                    memcpy(at + predicate_length + subject_length, raw, (size_t)raw_length);
                 }
             } else if (!linkable) {
                 key = PyBytes_FromStringAndSize(NULL, raw_length + 1);
@@ -1086,7 +1145,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
                 break;
             }
             PyObject *value = look_up(&memo, key, raw, raw_length, literal_under_bare ? predicate : NULL,
-                                      predicate_length, linkable);
+                                      predicate_length, subject, subject_length, linkable);
             if (value == NULL) {
                 Py_DECREF(key);
                 failed = 1;
@@ -1163,8 +1222,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"scan_block", scan_block, METH_VARARGS,
-     "scan_block(data, quads, stop_on_error, memo, decide, memo_size, schemes, shared, folded, exact,\n"
-     "           bare_predicates, slow_predicates, slow, bad, all_slow, rewrite_predicates, into=None)\n"
+     "scan_block(data, tables, slow, bad, into=None)\n"
      "-> (output, lines, written, statements, rewritten_statements, counts, invalid)\n\n"
      "output is a new bytes object, or into (a bytearray, its contents replaced).\n"
      "The per-line loop of ldids.dumps.stream.process_block; see ldids/dumps/stream.py."},

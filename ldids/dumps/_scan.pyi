@@ -13,21 +13,10 @@ class SharedDecisions:
 
 def scan_block(
     data: bytes | bytearray | memoryview,
-    quads: bool,
-    stop_on_error: bool,
-    memo: dict[bytes, Any],
-    decide: Callable[[str, str | None, bool], Any],
-    memo_size: int,
-    schemes: tuple[str, ...],
-    shared: SharedDecisions | None,
-    folded: tuple[bytes, ...],
-    exact: tuple[bytes, ...],
-    bare_predicates: tuple[bytes, ...],
-    slow_predicates: tuple[bytes, ...],
+    tables: Any,
     slow: Callable[[int, bytes], bytes | None],
     bad: Callable[[int, bytes], None],
-    all_slow: bool,
-    rewrite_predicates: bool,
     into: bytearray | None = None,
     /,
-) -> tuple[bytes | bytearray, int, int, int, int, dict[str, int], list[tuple[int, Any]]]: ...
+) -> tuple[bytes | bytearray, int, int, int, int, dict[Any, int], list[tuple[int, Any]]]:
+    """``tables``: an ldids.dumps.stream.ScanTables."""

@@ -33,14 +33,17 @@ from ldids.passes.config import Config
 
 __all__ = ["StoreSummary", "normalize_store"]
 
-# Identifier prefixes, in any case (SPARQL string escaping: "\\\\." is a regex "\\.").
-_PREFIXES = "^(info:fedora/|oai:|hdl:|https?://(purl\\\\.org(:[0-9]*)?/poi/|hdl\\\\.handle\\\\.net))"
-_CANDIDATES = (
-    "SELECT DISTINCT ?t WHERE {\n"
-    "  { ?t ?p ?o } UNION { ?s ?p ?t } UNION { GRAPH ?g { ?t ?p2 ?o2 } } UNION { GRAPH ?g2 { ?s2 ?p3 ?t } }\n"
-    f'  FILTER ((isIRI(?t) || isLiteral(?t)) && REGEX(STR(?t), "{_PREFIXES}", "i"))\n'
-    "}"
-)
+
+def _candidates(config: Config) -> str:
+    """The query for every term written in a prefixed form of a registered scheme, in any
+    case (the registry's prefix pattern, derived from the schemes' declarations)."""
+    pattern = config.registry.prefix_pattern.replace("\\", "\\\\")  # a SPARQL string: "\\." is "\."
+    return (
+        "SELECT DISTINCT ?t WHERE {\n"
+        "  { ?t ?p ?o } UNION { ?s ?p ?t } UNION { GRAPH ?g { ?t ?p2 ?o2 } } UNION { GRAPH ?g2 { ?s2 ?p3 ?t } }\n"
+        f'  FILTER ((isIRI(?t) || isLiteral(?t)) && REGEX(STR(?t), "{pattern}", "i"))\n'
+        "}"
+    )
 
 
 @dataclass
@@ -142,16 +145,16 @@ def normalize_store(
     endpoint = _Endpoint(query_url, update_url or query_url, timeout)
     summary = StoreSummary()
     cache = passes.TermCache(settings)
-    terms = [row["t"] for row in endpoint.select(_CANDIDATES)]
+    terms = [row["t"] for row in endpoint.select(_candidates(settings))]
     summary.terms_found = len(terms)
     # Terms whose rewrite does not depend on a predicate can be told apart here; literals
     # under configured bare-form predicates are decided statement by statement below.
     pending = []
     for node in sorted(terms, key=term):
         known = cache.look_up(node, None)
-        if known is not None and not isinstance(known[1], tuple) and known[1] is not None:
+        if known is not None and known.term is not None:
             pending.append(node)
-        elif known is not None and isinstance(known[1], tuple):
+        elif known is not None and known.decision.action == "invalid":
             summary.problems += 1
     rewritten_terms: set[Node] = set()
     for start in range(0, len(pending), batch):

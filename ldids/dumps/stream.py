@@ -31,18 +31,17 @@ import tempfile
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import IO, TYPE_CHECKING, NamedTuple, Protocol
 from typing import Literal as Kind
 
-from ldids.errors import ParseError, Problem
+from ldids.errors import Problem
 from ldids.ntriples import Quad, iri, literal, quad_line, term
-from ldids.passes import decision as decisions
+from ldids.passes import decision
 from ldids.passes.config import Config
 from ldids.passes.decision import evict_oldest_half
-from ldids.schemes._chars import ascii_lower
 
 if TYPE_CHECKING:
     from rdflib.term import Node
@@ -226,6 +225,8 @@ class BlockResult:
     statements: int = 0
     rewritten_statements: int = 0
     rewritten: Counter[str] = field(default_factory=Counter)
+    #: Identifier-shaped terms left alone, by reason (decision.REASONS).
+    left: Counter[str] = field(default_factory=Counter)
     links: list[str] = field(default_factory=list)
     same_as: list[str] = field(default_factory=list)  # owl:sameAs statements already in the data
     crosswalk: list[passes.Crosswalk] = field(default_factory=list)
@@ -236,16 +237,43 @@ class BlockResult:
 
 
 # What the Python loop's memo keeps of a decision on one raw term: (canonical raw term or
-# None if unchanged, scheme or None, problems if invalid).
-_Known = tuple["str | None", "str | None", "tuple[Problem, ...] | None"]
+# None if unchanged, scheme, ("left", reason) or None, problems if invalid).
+_Known = tuple["str | None", "str | tuple[str, str] | None", "tuple[Problem, ...] | None"]
 # What the compiled loop keeps per key (ldids/dumps/_scan.c): None for no identifier; for a valid
 # identifier rewritten, one byte (the scheme's index in _Worker.schemes) then the
 # replacement, a single object as the commonest entry should be; (None, False, scheme) for
-# one already canonical; (None, True, scheme, problems, the term's text) for an invalid one.
-_Value = bytes | tuple[None, bool, str] | tuple[None, bool, str, tuple[Problem, ...], str] | None
-_SAME_AS = f"<{decisions.SAME_AS_IRI}>"
+# one already canonical; (None, True, scheme, problems, the term's text) for an invalid one;
+# (None, False, None, ("left", reason)) for one left alone.
+_Value = (
+    bytes
+    | tuple[None, bool, str]
+    | tuple[None, bool, None, tuple[str, str]]
+    | tuple[None, bool, str, tuple[Problem, ...], str]
+    | None
+)
+_SAME_AS = f"<{decision.SAME_AS_IRI}>"
 #: What a block may be given as: bytes, or a view of a buffer the caller reads into again.
 BytesLike = bytes | bytearray | memoryview
+
+
+@dataclass(frozen=True)
+class ScanTables:
+    """What the compiled loop reads (``ldids/dumps/_scan.c``, ``scan_block``): per worker,
+    built once from the settings and the registry's declarations."""
+
+    quads: bool  # N-Quads: graph names allowed
+    stop_on_error: bool  # the first bad line ends the block
+    all_slow: bool  # every candidate line goes to Python whole (a crosswalk is kept)
+    rewrite_predicates: bool
+    memo: dict[bytes, _Value]  # key -> decision (filled by the loop)
+    memo_size: int  # the most entries the memo takes before it forgets its older half
+    decide: Callable[[str, str | None, bool, str | None], _Value]
+    schemes: tuple[str, ...]  # indexed by a rewriting value's first byte
+    shared: SharedDecisions | None  # decisions shared with the run's other processes
+    folded: tuple[bytes, ...]  # prefilter needles, matched in any ASCII case
+    exact: tuple[bytes, ...]  # needles matched as they are (configured PID namespaces)
+    bare_predicates: tuple[bytes, ...]  # raw predicates whose literals may be bare forms
+    slow_predicates: tuple[bytes, ...]  # raw predicates whose statements Python sees whole
 
 
 class _Worker:
@@ -256,14 +284,13 @@ class _Worker:
         config = settings.config
         self._identifiers: passes.TermCache | None = None
         self.terms: dict[str, Node] = {}
-        self.memo: dict[tuple[str, str | None, bool], _Known] = {}
+        self.memo: dict[tuple[str, str | None, bool, str | None], _Known] = {}
         # Links of the terms decided since the last block ended (see Settings.run).
         self.new_links: list[str] = []
-        # A line is a candidate if an identifier prefix occurs in it (in any case), or,
-        # with bare forms configured, if it might hold one.
-        # Prefixes match in ASCII case only, as the schemes' claims do (RFC 3986 §3.1).
-        hosts = [ascii_lower(resolver.authority.split(":")[0]) for resolver in config.resolvers]
-        self.folded = sorted({"info:fedora/", "oai:", "hdl:", "purl.org", "hdl.handle.net", *hosts})
+        # A line is a candidate if one of the schemes' prefilter needles occurs in it (in
+        # any ASCII case, as the schemes' claims match: RFC 3986 §3.1), or, with bare forms
+        # configured, if it might hold one.
+        self.folded = list(config.registry.prefilter)
         self.prefixes = re.compile("|".join(re.escape(p) for p in self.folded), re.IGNORECASE | re.ASCII)
         self.bare_predicates = {iri(p) for p in config.bare_pid_predicates | config.bare_handle_predicates}
         self.identity_predicates = {iri(p) for p in config.identity_predicates}
@@ -274,20 +301,33 @@ class _Worker:
         self.exact = re.compile("|".join(re.escape(p) for p in self.exact_needles)) if self.exact_needles else None
         self.byte_memo: dict[bytes, _Value] = {}
         self.schemes = config.registry.names
+        # The PID namespace each subject carries, for bare PIDs under bare-PID predicates.
+        self._namespaces: dict[str, str | None] = {}
+        self._left: dict[str, _Value] = {reason: (None, False, None, ("left", reason)) for reason in decision.REASONS}
         # The value of an identifier already canonical: one per scheme, shared by every key.
         self._unchanged: dict[str, _Value] = {name: (None, False, name) for name in self.schemes}
         self.shared = _SHARED.get(settings.run)
         self._scheme_byte = {name: bytes([index]) for index, name in enumerate(self.schemes)}
         # What the compiled loop matches, as bytes: folded and exact needles, bare-form
         # predicates, and the predicates whose statements the passes see whole.
-        self.scan_folded = _encoded(self.folded)
-        self.scan_exact = _encoded(self.exact_needles)
-        self.scan_bare = _encoded(sorted(self.bare_predicates))
-        self.scan_slow = _encoded(sorted({_SAME_AS, *self.identity_predicates}))
+        self.tables = ScanTables(
+            quads=settings.quads,
+            stop_on_error=settings.on_error == "stop",
+            all_slow=settings.crosswalk,
+            rewrite_predicates=config.rewrite_predicates,
+            memo=self.byte_memo,
+            memo_size=settings.identifier_cache,
+            decide=self.decide,
+            schemes=self.schemes,
+            shared=self.shared,
+            folded=_encoded(self.folded),
+            exact=_encoded(self.exact_needles),
+            bare_predicates=_encoded(sorted(self.bare_predicates)),
+            slow_predicates=_encoded(sorted({_SAME_AS, *self.identity_predicates})),
+        )
         # Read on decide's path, once for every new term: bound once here.
-        self._detect = config.registry.detect_prefixed
         self._literals_to_iris = config.literals_to_iris
-        self._fedora_links = bool(config.fedora_oai_namespaces)
+        self._bare_pid_predicates = config.bare_pid_predicates
 
     @property
     def identifiers(self) -> passes.TermCache:
@@ -323,20 +363,24 @@ class _Worker:
         # The same IRI written with \u escapes (N-Triples §2.3 allows them in any IRI).
         return "\\" in predicate and iri(_unescape(predicate[1:-1])) in self.bare_predicates
 
-    def entry(self, raw: str, predicate: str, linkable: bool) -> _Known:
+    def entry(self, raw: str, predicate: str, linkable: bool, subject: str) -> _Known:
         """What the passes do to one raw term (memoized): ``rewrite_quad`` and ``links``
-        decide each term on its own, the predicate counting only for literals."""
+        decide each term on its own, the predicate and subject counting only for literals
+        under bare-form predicates."""
         relevant = predicate if raw[0] == '"' and self.is_bare_predicate(predicate) else None
-        key = (raw, relevant, linkable)
+        context = None if relevant is None else subject
+        key = (raw, relevant, linkable, context)
         known = self.memo.get(key)
         if known is None:
-            value = self.decide(raw, relevant, linkable)
+            value = self.decide(raw, relevant, linkable, context)
             if value is None:
                 known = (None, None, None)
             elif isinstance(value, bytes):
                 known = (value[1:].decode(), self.schemes[value[0]], None)
             elif len(value) == 5:
                 known = (None, value[2], value[3])  # invalid
+            elif len(value) == 4:
+                known = (None, value[3], None)  # left alone: ("left", reason) in place of a scheme
             else:
                 known = (None, value[2], None)  # already canonical
             if len(self.memo) >= self.settings.identifier_cache:
@@ -344,15 +388,14 @@ class _Worker:
             self.memo[key] = known
         return known
 
-    def decide(self, raw: str, bare_predicate: str | None, linkable: bool) -> _Value:
-        """:meth:`passes.TermCache.look_up`, :func:`passes.form_link` and
-        :func:`passes.fedora_link` on one raw N-Triples term, without building RDF terms:
-        what becomes of it (a memo value of the compiled loop, :data:`_Value`); the links it
-        calls for are added to :attr:`new_links`.
+    def decide(self, raw: str, bare_predicate: str | None, linkable: bool, subject: str | None = None) -> _Value:
+        """:func:`~ldids.passes.decision.decide` on one raw N-Triples term (``subject``: the
+        raw subject, the context of a literal under a bare-form predicate), without
+        building RDF terms, as a memo value of the compiled loop (:data:`_Value`); the
+        links it calls for are added to :attr:`new_links`. It decides nothing itself.
 
         This runs once for every term a dump's memo does not hold: millions of times on a
-        large dump, which is why it does in one function what :func:`decisions.identify`
-        and :func:`decisions.form_links` do in two."""
+        large dump."""
         first = raw[0]
         escaped = "\\" in raw
         datatype = None
@@ -362,43 +405,43 @@ class _Worker:
             close = len(raw) - 1 if raw[-1] == '"' else raw.rindex('"')
             if close < len(raw) - 1:
                 if raw[close + 1] == "@":
-                    return None  # text in a language, not an identifier (DESIGN.md §2)
+                    return None  # text in a language (decision.is_identifier_literal)
                 datatype = _unescape(raw[close + 4 : -1])
-                if datatype not in decisions.IDENTIFIER_DATATYPE_IRIS:
+                if not decision.is_identifier_literal(None, datatype):
                     return None
             text, is_literal = _unescape(raw[1:close]) if escaped else raw[1:close], True
         else:
             return None  # a blank node
-        scheme = self._detect(text)
-        # A prefixed form is an identifier anywhere; a bare one only where configured. Only
-        # the prefixed forms of a literal call for a link (decisions.form_links).
-        prefixed = scheme is not None
-        if scheme is None:
-            predicate = None if bare_predicate is None else _unescape(bare_predicate[1:-1])
-            scheme = decisions.bare_scheme(text, is_literal, predicate, self.settings.config)
-            if scheme is None:
-                return None
+        predicate = None if bare_predicate is None else _unescape(bare_predicate[1:-1])
+        namespace = self.namespace_of(subject) if predicate in self._bare_pid_predicates else None
+        found = decision.decide(text, is_literal, predicate, namespace, self.settings.config, linkable)
+        if found is None:
+            return None
+        if found.action == "invalid":
+            return (None, True, found.scheme or "", found.problems, _text_of(raw))
+        if found.action == "leave":
+            return self._left[found.reason or ""]
+        for source, target in found.links:
+            self.new_links.append(f"{iri(source)} {_SAME_AS} {iri(target)} .")
+        scheme = found.scheme or ""
+        if found.canonical is None and not (is_literal and self._literals_to_iris):
+            return self._unchanged[scheme]
+        canonical = found.canonical or text
+        new_raw = literal(canonical, None, datatype) if is_literal and not self._literals_to_iris else iri(canonical)
+        return self._scheme_byte[scheme] + new_raw.encode()
+
+    def namespace_of(self, subject: str | None) -> str | None:
+        """The PID namespace a raw subject carries (decision.subject_namespace), remembered."""
+        if subject is None or subject[0] != "<":
+            return None
         try:
-            canonical = scheme.canonical(text)
-        except ParseError as error:
-            return (None, True, scheme.name, tuple(error.problems), _text_of(raw))
-        changed = canonical != text
-        value: _Value
-        if not changed and not (is_literal and self._literals_to_iris):
-            value = self._unchanged[scheme.name]
-        else:
-            canonical_iri = iri(canonical)
-            new_raw = literal(canonical, None, datatype) if is_literal and not self._literals_to_iris else canonical_iri
-            if changed and (prefixed or not is_literal):
-                # An IRI written without escapes is already in the form iri() writes.
-                written = raw if first == "<" and not escaped else iri(text)
-                self.new_links.append(f"{canonical_iri} {_SAME_AS} {written} .")
-            value = self._scheme_byte[scheme.name] + new_raw.encode()
-        if linkable and self._fedora_links:
-            fedora = decisions.fedora_object_of_poi(canonical, self.settings.config)
-            if fedora is not None:
-                self.new_links.append(f"{iri(canonical)} {_SAME_AS} {iri(fedora)} .")
-        return value
+            return self._namespaces[subject]
+        except KeyError:
+            pass
+        if len(self._namespaces) >= self.settings.identifier_cache:
+            evict_oldest_half(self._namespaces)
+        found = self._namespaces[subject] = decision.subject_namespace(_unescape(subject[1:-1]), self.settings.config)
+        return found
 
     def take_links(self) -> list[str]:
         """The links of the terms decided since the last call."""
@@ -584,30 +627,17 @@ def _compiled(worker: _Worker, data: BytesLike, first_line: int, into: bytearray
     def bad(index: int, body: bytes) -> None:
         _bad_line(result, first_line + index, body.decode("utf-8", "surrogateescape"), settings.quads)
 
-    config = settings.config
     output, lines, written, statements, rewritten_statements, counts, invalid = _scan.scan_block(
-        data,
-        settings.quads,
-        settings.on_error == "stop",
-        worker.byte_memo,
-        worker.decide,
-        settings.identifier_cache,
-        worker.schemes,
-        worker.shared,
-        worker.scan_folded,
-        worker.scan_exact,
-        worker.scan_bare,
-        worker.scan_slow,
-        slow,
-        bad,
-        settings.crosswalk,
-        config.rewrite_predicates,
-        into,
+        data, worker.tables, slow, bad, into
     )
     result.output, result.lines, result.written = output, lines, written
     result.statements += statements
     result.rewritten_statements += rewritten_statements
-    result.rewritten.update(counts)
+    for key, count in counts.items():
+        if isinstance(key, tuple):  # ("left", reason)
+            result.left[key[1]] += count
+        else:
+            result.rewritten[key] += count
     result.links.extend(worker.take_links())
     for index, (_, _, scheme, problems, text) in invalid:
         result.problems += 1
@@ -643,8 +673,11 @@ def _term_by_term(worker: _Worker, pieces: list[str | None], number: int, result
         raw = pieces[index]
         if raw is None or not worker.might_be_identifier(raw, predicate):
             continue
-        new_raw, scheme, problems = worker.entry(raw, predicate, index in (0, 2))
+        new_raw, scheme, problems = worker.entry(raw, predicate, index in (0, 2), pieces[0] or "")
         if scheme is None:
+            continue
+        if isinstance(scheme, tuple):  # left alone, for a reason
+            result.left[scheme[1]] += 1
             continue
         if problems is not None:
             _problem(result, number, scheme, _text_of(raw), problems)
@@ -669,6 +702,7 @@ def _whole_statement(worker: _Worker, pieces: list[str | None], number: int, res
     step = passes.rewrite_quad(quad, worker.identifiers)
     for finding in step.findings:
         _problem(result, number, finding.scheme, str(finding.term), finding.problems)
+    result.left.update(step.left)
     if quad[1] == passes.SAME_AS and step.after[3] is None:
         result.same_as.append(quad_line(step.after))
     for link in passes.links(step, settings.config):

@@ -26,6 +26,7 @@ from typing import Any
 from ldids.errors import InputError
 from ldids.schemes import handle
 from ldids.schemes.registry import Registry
+from ldids.schemes.uri_schemes import is_uri_scheme
 
 __all__ = ["ITEM_ID", "Config"]
 
@@ -54,10 +55,19 @@ class Config:
     literals_to_iris: bool = False
     #: Whether identifiers in predicate position are rewritten (default: no, they are vocabulary).
     rewrite_predicates: bool = False
+    #: Modules declaring schemes of one's own (each a module-level ``SCHEME``), registered
+    #: beside the five; by name, so that every worker process builds the same registry.
+    schemes: tuple[str, ...] = ()
     registry: Registry = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "registry", Registry.build((*handle.DEFAULT_RESOLVERS, *self.resolvers)))
+        # A URI scheme's name is never a PID namespace (DESIGN.md §2): "urn" or "doi" here
+        # would turn every urn:isbn:... or doi:10... into an info:fedora IRI.
+        taken = sorted(name for name in self.pid_namespaces if is_uri_scheme(name))
+        if taken:
+            raise InputError(f"pid-namespaces: {', '.join(taken)} is a URI scheme, never a Fedora PID namespace")
+        registry = Registry.build((*handle.DEFAULT_RESOLVERS, *self.resolvers), self.schemes)
+        object.__setattr__(self, "registry", registry)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Workers get the settings and build their own registry (its regexes and closures
@@ -87,6 +97,8 @@ class Config:
                 raise InputError(f"unknown configuration key {key!r}; known: {', '.join(sorted(known))}", source=source)
             if name == "resolvers":
                 arguments[name] = tuple(_resolver(item, source) for item in _list(key, value, source, dict))
+            elif name == "schemes":
+                arguments[name] = tuple(_list(key, value, source, str))
             elif name in ("literals_to_iris", "rewrite_predicates"):
                 if not isinstance(value, bool):
                     raise InputError(f"{key} must be true or false", source=source)

@@ -26,29 +26,23 @@ from ldids.errors import Problem
 from ldids.ntriples import Quad, quad_line, term
 from ldids.passes.config import Config
 from ldids.passes.decision import (
-    IDENTIFIER_DATATYPE_IRIS,
     SAME_AS_IRI,
+    Decision,
+    decide,
     evict_oldest_half,
-    fedora_object_of_poi,
-    form_links,
-    identify,
+    is_identifier_literal,
+    subject_namespace,
 )
 
 __all__ = [
-    "IDENTIFIER_DATATYPE_IRIS",
     "Crosswalk",
     "Finding",
+    "Known",
     "Result",
     "Rewrite",
     "Step",
     "TermCache",
     "crosswalk",
-    "evict_oldest_half",
-    "fedora_link",
-    "fedora_object_of_poi",
-    "form_link",
-    "form_links",
-    "identify",
     "identity_link",
     "links",
     "normalize",
@@ -60,9 +54,6 @@ __all__ = [
 
 Position = Kind["subject", "predicate", "object", "graph"]
 SAME_AS = URIRef(SAME_AS_IRI)
-# Literals whose whole lexical form may be an identifier (DESIGN.md §2). Language-tagged
-# literals are text in a language, not identifiers, and are left alone.
-_IDENTIFIER_DATATYPES = frozenset({None, *(URIRef(iri) for iri in IDENTIFIER_DATATYPE_IRIS)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,19 +87,24 @@ class Step:
     after: Quad
     rewrites: tuple[Rewrite, ...] = ()
     findings: tuple[Finding, ...] = ()
+    #: Why each identifier-shaped term left alone was left (decision.REASONS).
+    left: tuple[str, ...] = ()
+    #: The owl:sameAs statements its terms call for (decision.Decision.links).
+    links: tuple[Quad, ...] = ()
 
 
-# What is known about one term: None (no identifier), (scheme, the term in canonical form,
-# or None if it already is), or (scheme, problems) for an invalid identifier.
-_Known = tuple[str, Node | None] | tuple[str, tuple[Problem, ...]] | None
+@dataclass(frozen=True, slots=True)
+class Known:
+    """A decision about one term, with the term to write instead (None: unchanged)."""
 
-
-def key_is_literal(node: Node) -> bool:
-    return type(node) is Literal or (type(node) is not URIRef and isinstance(node, Literal))
+    decision: Decision
+    term: Node | None
+    links: tuple[Quad, ...]
 
 
 class TermCache:
-    """Identifiers already looked at: dumps repeat the same IRIs very many times.
+    """Decisions already taken: dumps repeat the same IRIs very many times. It remembers
+    what :func:`~ldids.passes.decision.decide` answered, and decides nothing itself.
 
     Bounded: past ``size`` entries the older half is forgotten, so memory stays constant
     on a stream.
@@ -117,46 +113,74 @@ class TermCache:
     def __init__(self, config: Config, size: int = 500_000) -> None:
         self.config = config
         self.size = size
-        self._known: dict[tuple[Node, str | None], _Known] = {}
+        self._known: dict[tuple[Node, str | None, str | None, bool], Known | None] = {}
+        self._namespaces: dict[Node, str | None] = {}
 
-    def look_up(self, node: Node, predicate: Node | None) -> _Known:
+    def look_up(
+        self, node: Node, predicate: Node | None, subject: Node | None = None, linkable: bool = True
+    ) -> Known | None:
+        """The decision about ``node`` (an object's ``predicate`` and the statement's
+        ``subject`` are its context; ``linkable``: a subject or object)."""
         config = self.config
         # Exact type tests first: rdflib's term classes are ABCs, and isinstance on them is
         # slow enough to matter on this, the passes' innermost call.
         kind = type(node)
         is_literal = kind is Literal or (kind is not URIRef and isinstance(node, Literal))
+        namespace = None
         if is_literal:
             literal: Literal = node  # type: ignore[assignment]
-            if literal.language is not None or literal.datatype not in _IDENTIFIER_DATATYPES:
+            datatype = None if literal.datatype is None else str(literal.datatype)
+            if not is_identifier_literal(literal.language, datatype):
                 return None
             key_predicate = str(predicate) if predicate is not None else None
-            if key_predicate not in config.bare_pid_predicates and key_predicate not in config.bare_handle_predicates:
+            if key_predicate in config.bare_pid_predicates:
+                namespace = self.namespace_of(subject)
+            elif key_predicate not in config.bare_handle_predicates:
                 key_predicate = None
         elif kind is URIRef or isinstance(node, URIRef):
             key_predicate = None
         else:
             return None
-        key = (node, key_predicate)
+        key = (node, key_predicate, namespace, linkable)
         try:
             return self._known[key]
         except KeyError:
             pass
-        known = self._identify(node, key_predicate)
+        known = self._decide(node, is_literal, key_predicate, namespace, linkable)
         if len(self._known) >= self.size:
             evict_oldest_half(self._known)
         self._known[key] = known
         return known
 
-    def _identify(self, node: Node, predicate: str | None) -> _Known:
+    def namespace_of(self, subject: Node | None) -> str | None:
+        """The PID namespace a subject carries (decision.subject_namespace), remembered."""
+        if not isinstance(subject, URIRef):
+            return None
+        try:
+            return self._namespaces[subject]
+        except KeyError:
+            pass
+        if len(self._namespaces) >= self.size:
+            evict_oldest_half(self._namespaces)
+        found = self._namespaces[subject] = subject_namespace(str(subject), self.config)
+        return found
+
+    def _decide(
+        self, node: Node, is_literal: bool, predicate: str | None, namespace: str | None, linkable: bool
+    ) -> Known | None:
         config = self.config
-        is_literal = key_is_literal(node)
-        found = identify(str(node), is_literal, predicate, config)
-        if found is None or isinstance(found[1], tuple):
-            return found
-        scheme, canonical = found
-        if is_literal and not config.literals_to_iris:
-            return scheme, None if canonical is None else Literal(canonical, datatype=node.datatype)  # type: ignore[attr-defined]
-        return scheme, None if canonical is None and not is_literal else URIRef(canonical or str(node))
+        decision = decide(str(node), is_literal, predicate, namespace, config, linkable)
+        if decision is None:
+            return None
+        links = tuple((URIRef(subject), SAME_AS, URIRef(object_), None) for subject, object_ in decision.links)
+        written: Node | None = None
+        if decision.action == "rewrite" or (decision.action == "canonical" and is_literal and config.literals_to_iris):
+            canonical = decision.canonical or str(node)
+            if is_literal and not config.literals_to_iris:
+                written = Literal(canonical, datatype=node.datatype)  # type: ignore[attr-defined]
+            else:
+                written = URIRef(canonical)
+        return Known(decision, written, links)
 
 
 def rewrite(quads: Iterable[Quad], config: Config, cache: TermCache | None = None) -> Iterator[Step]:
@@ -183,65 +207,46 @@ def rewrite_quad(quad: Quad, cache: TermCache) -> Step:
     after: list[Any] = list(quad)
     changes: list[tuple[Node, Node, str, Position]] = []
     findings: list[Finding] = []
+    left: list[str] = []
+    links: list[Quad] = []
     for index, position in _WITH_PREDICATE if config.rewrite_predicates else _POSITIONS:
         node = quad[index]
         if node is None or (index == 2 and quad[1] == SAME_AS):
             continue
-        found = cache.look_up(node, quad[1] if index == 2 else None)
-        if found is None:
+        known = cache.look_up(node, quad[1] if index == 2 else None, quad[0], index in (0, 2))
+        if known is None:
             continue
-        scheme, outcome = found
-        if isinstance(outcome, tuple):
-            findings.append(Finding(node, scheme, position, outcome, quad))
-        elif outcome is not None:
-            after[index] = outcome
-            changes.append((node, outcome, scheme, position))
+        decision = known.decision
+        links.extend(known.links)
+        if decision.action == "invalid":
+            findings.append(Finding(node, decision.scheme or "", position, decision.problems, quad))
+        elif decision.action == "leave":
+            left.append(decision.reason or "")
+        elif known.term is not None:
+            after[index] = known.term
+            changes.append((node, known.term, decision.scheme or "", position))
     if not changes:
-        return Step(quad, quad, (), tuple(findings))
+        return Step(quad, quad, (), tuple(findings), tuple(left), tuple(links))
     rewritten: Quad = (after[0], after[1], after[2], after[3])
     rewrites = tuple(Rewrite(old, new, scheme, position, quad, rewritten) for old, new, scheme, position in changes)
-    return Step(quad, rewritten, rewrites, tuple(findings))
+    return Step(quad, rewritten, rewrites, tuple(findings), tuple(left), tuple(links))
 
 
 def links(step: Step, config: Config) -> Iterator[Quad]:
     """The owl:sameAs statements one rewritten statement calls for (default graph).
 
-    - from each canonical IRI to the original form, when that form is an IRI: an IRI, or a
-      literal written in a prefixed form (a bare PID or handle is no IRI, and gets no link);
-    - from a POI in a namespace served by Fedora (``config.fedora_oai_namespaces``) whose
-      local part is a PID, to that object's info:fedora IRI;
+    - those its terms call for (:attr:`Step.links`, from the one decision): from each
+      canonical IRI to the original form, when that form is an IRI (an IRI, or a literal
+      written in a prefixed form; a bare PID or handle is no IRI, and gets no link); from
+      a POI in a namespace served by Fedora (``config.fedora_oai_namespaces``) whose local
+      part is a PID, to that object's info:fedora IRI;
     - from subject to object of a configured identity predicate (Fedora's OAI ``itemID``),
       when both are valid identifiers. Relation properties never make links.
     """
-    for change in step.rewrites:
-        link = form_link(change.original, change.canonical, config)
-        if link is not None:
-            yield link
-    if config.fedora_oai_namespaces:
-        for node in (step.after[0], step.after[2]):
-            link = fedora_link(node, config)
-            if link is not None:
-                yield link
+    yield from step.links
     link = identity_link(step.after, config)
     if link is not None:
         yield link
-
-
-def form_link(original: Node, canonical: Node, config: Config) -> Quad | None:
-    """owl:sameAs from a canonical IRI to the form it was rewritten from, if that form is an
-    IRI (an IRI, or a literal in a prefixed form; a bare PID or handle is no IRI)."""
-    text = str(original)
-    if not form_links(text, isinstance(original, URIRef), str(canonical), config):
-        return None
-    return (canonical if isinstance(canonical, URIRef) else URIRef(str(canonical)), SAME_AS, URIRef(text), None)
-
-
-def fedora_link(node: Node, config: Config) -> Quad | None:
-    """owl:sameAs from a POI in a namespace served by Fedora to the object its PID names."""
-    if not isinstance(node, URIRef | Literal):
-        return None
-    fedora = fedora_object_of_poi(str(node), config)
-    return None if fedora is None else (URIRef(str(node)), SAME_AS, URIRef(fedora), None)
 
 
 def identity_link(quad: Quad, config: Config) -> Quad | None:

@@ -345,8 +345,9 @@ def make_scheme(resolvers: Iterable[Resolver] = DEFAULT_RESOLVERS) -> Scheme[Han
 
     # The claim: the hdl scheme in any case, or a known resolver's host in any case with
     # any port (a wrong port is then reported by the scan, not silently left alone).
-    hosts = "|".join(re.escape(authority.split(":")[0]) for authority in table)
-    claim = rf"(?ai:hdl:|https?://(?:{hosts})(?::[0-9]*)?/)" if hosts else r"(?ai:hdl:)"
+    host_names = sorted({authority.split(":")[0] for authority in table})
+    hosts = "|".join(re.escape(host) for host in host_names)
+    prefix = rf"hdl:|https?://({hosts})(:[0-9]*)?/" if hosts else "hdl:"
     # Normal forms: lower-case hdl:, hdl:// or a resolver's base exactly as it is written.
     base_urls = [resolver.base(scheme) for resolver in known for scheme in ("http", "https")]
     bases = "".join("|" + re.escape(base) for base in base_urls)
@@ -364,7 +365,10 @@ def make_scheme(resolvers: Iterable[Resolver] = DEFAULT_RESOLVERS) -> Scheme[Han
     return Scheme(
         "handle",
         scan,
-        claim,
+        precedence=40,
+        prefix=prefix,
+        prefilter=("hdl:", *host_names),
+        bare_claim=BARE_CORDRA_CLAIM,
         normalized=normalized,
         iri_of_normalized=iri_of_normalized,
         repair=_repair,

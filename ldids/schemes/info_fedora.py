@@ -44,7 +44,7 @@ from ldids.schemes._chars import (
 from ldids.schemes.pid import Pid
 from ldids.schemes.scheme import Scheme
 
-__all__ = ["CLAIM", "PREFIX", "SCHEME", "InfoFedora", "check", "claims", "normalize", "parse"]
+__all__ = ["PREFIX", "SCHEME", "InfoFedora", "check", "claims", "normalize", "parse"]
 
 PREFIX = "info:fedora/"
 CODE = "info-fedora"
@@ -62,7 +62,6 @@ _QUERY = r"(?:\?(?P<query>[A-Za-z0-9._~\-=&]+))?"
 NORMALIZED_RE = re.compile(
     rf"info:fedora/(?:{_PID}|\*(?=/))(?:/{_NCNAME_ASCII}|/{_PID}/{_NCNAME_ASCII}{_QUERY})?{_FRAGMENT}"
 )
-CLAIM = r"(?ai:info:fedora/)"
 _ASCII_NCNAME = re.compile(_NCNAME_ASCII)
 _BDEF_SHAPE = re.compile(r"[A-Za-z0-9.\-]*(?::|%3[aA])")
 
@@ -396,7 +395,10 @@ def _repair(text: str) -> str | None:
 SCHEME: Scheme[InfoFedora] = Scheme(
     CODE,
     _scan,
-    CLAIM,
+    precedence=10,
+    prefix=PREFIX,  # RFC 4452: "info" and the namespace "fedora" in any case
+    prefilter=(PREFIX,),
+    pid_namespace=lambda value: None if value.pid is None else value.pid.namespace,
     normalized=NORMALIZED_RE,
     normalized_check=_parameters_in_order,
     iri_of_normalized=str,

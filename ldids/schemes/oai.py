@@ -40,10 +40,10 @@ from ldids.schemes._chars import (
     check_uric_run,
     percent_encode,
 )
+from ldids.schemes.pid import namespace_of as pid_namespace_of
 from ldids.schemes.scheme import Scheme
 
 __all__ = [
-    "CLAIM",
     "DESCRIPTION_NAMESPACE",
     "POI_PREFIX",
     "SCHEME",
@@ -71,7 +71,6 @@ DESCRIPTION_NAMESPACE = "http://www.openarchives.org/OAI/2.0/oai-identifier"
 #: Valid oai-identifiers without escapes: the fast path.
 NORMALIZED_RE = re.compile(f"oai:{DOMAIN_PATTERN}:{URIC_UNESCAPED_PATTERN}+")
 #: The ``oai:`` scheme in any case: only lower case is valid, but OAI:... is still reported.
-CLAIM = r"(?ai:oai:)"
 _URIC_CHARS = RFC2396_RESERVED | RFC2396_UNRESERVED
 
 
@@ -141,7 +140,16 @@ def _poi_of_normalized(text: str) -> str:
 
 
 SCHEME: Scheme[OaiIdentifier] = Scheme(
-    "oai", _scan, CLAIM, normalized=NORMALIZED_RE, iri_of_normalized=_poi_of_normalized, equivalents=_equivalents
+    "oai",
+    _scan,
+    precedence=20,
+    prefix="oai:",  # the scheme "oai" in any case (RFC 3986 §3.1)
+    prefilter=("oai:",),
+    # A Fedora repository's OAI provider uses the object's PID as the local part.
+    pid_namespace=lambda value: pid_namespace_of(value.local),
+    normalized=NORMALIZED_RE,
+    iri_of_normalized=_poi_of_normalized,
+    equivalents=_equivalents,
 )
 claims = SCHEME.claims
 check = SCHEME.check

@@ -28,7 +28,19 @@ from ldids.errors import Problem
 from ldids.schemes._chars import ALPHANUM, HEX_ANY, ascii_lower, describe
 from ldids.schemes.scheme import Scheme
 
-__all__ = ["CLAIM", "MAX_LENGTH", "PID_RE", "SCHEME", "Pid", "check", "claims", "normalize", "parse", "scan"]
+__all__ = [
+    "CLAIM",
+    "MAX_LENGTH",
+    "PID_RE",
+    "SCHEME",
+    "Pid",
+    "check",
+    "claims",
+    "namespace_of",
+    "normalize",
+    "parse",
+    "scan",
+]
 
 MAX_LENGTH = 64
 
@@ -172,13 +184,28 @@ def _repair(text: str) -> str | None:
 SCHEME: Scheme[Pid] = Scheme(
     "fedora-pid",
     _scan,
-    CLAIM,
+    precedence=90,  # bare: after every prefixed form
+    claim=CLAIM,
+    bare_claim=CLAIM,
+    pid_namespace=lambda value: value.namespace,
     normalized=PID_RE,
     max_length=MAX_LENGTH,
     iri_of_normalized="info:fedora/".__add__,
     repair=_repair,
 )
 claims = SCHEME.claims
+
+
+def namespace_of(text: str) -> str | None:
+    """The namespace of ``text`` if it is a valid PID (the PID an identifier carries).
+
+    >>> namespace_of("demo:1"), namespace_of("hep-th/9901001")
+    ('demo', None)
+    """
+    value, problems = scan(text)
+    return None if value is None or problems else value.namespace
+
+
 check = SCHEME.check
 parse = SCHEME.parse
 normalize = SCHEME.normalize

@@ -25,6 +25,7 @@ from ldids.errors import ParseError, Problem
 from ldids.schemes import oai
 from ldids.schemes._chars import DOMAIN_PATTERN, URIC_UNESCAPED_PATTERN, ascii_lower, check_domain_namespace
 from ldids.schemes.oai import POI_PREFIX, OaiIdentifier
+from ldids.schemes.pid import namespace_of as pid_namespace_of
 from ldids.schemes.scheme import Scheme
 
 __all__ = [
@@ -102,7 +103,18 @@ def _repair(text: str) -> str | None:
 
 
 SCHEME: Scheme[Poi] = Scheme(
-    "poi", _scan, CLAIM, normalized=NORMALIZED_RE, iri_of_normalized=str, repair=_repair, equivalents=_equivalents
+    "poi",
+    _scan,
+    precedence=30,
+    # Scheme and host in any case, http or https, any port (POI §2, RFC 3986 §6.2.3).
+    prefix=r"https?://purl\.org(:[0-9]*)?/poi/",
+    claim=CLAIM,  # the path, "/poi/" included, is case-sensitive: "/POI/" is another PURL
+    prefilter=("purl.org",),
+    pid_namespace=lambda value: pid_namespace_of(value.local),
+    normalized=NORMALIZED_RE,
+    iri_of_normalized=str,
+    repair=_repair,
+    equivalents=_equivalents,
 )
 claims = SCHEME.claims
 check = SCHEME.check

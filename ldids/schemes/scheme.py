@@ -1,9 +1,23 @@
 """The one small interface every identifier scheme implements.
 
-A scheme module supplies a *scanner* (text -> value or problems) and a *claim* test (does
-this text use the scheme's syntax at all, valid or not?); :class:`Scheme` turns them into
-``check``/``parse``/``normalize``/``to_iri``/``equivalents``. ``check`` never raises;
-``parse`` raises :class:`~ldids.errors.ParseError` built from what ``check`` found.
+A scheme module supplies a *scanner* (text -> value or problems) and declares what every
+other part of ldids needs to know about the scheme (DESIGN.md §8), in one place:
+
+- ``prefix``: how its prefixed forms start, as a regular expression in the subset that
+  Python, XPath/SPARQL ``REGEX`` and SHACL ``sh:pattern`` share (no look-around, no
+  ``(?:``, no inline flags), matched at the start and in any ASCII case; None for a bare
+  scheme (``demo:1``), which is an identifier only where the context says so (§2).
+  The claim regex, the SPARQL filters and the shapes' targets derive from it.
+- ``prefilter``: substrings (any ASCII case) at least one of which every claimed text
+  contains: the streamed dump's candidate test and its compiled tables derive from these.
+- ``precedence``: detection order (lower first); the registry sorts by it.
+- ``bare_claim``: the bare forms ``inspect``, asked about one string, recognizes.
+- ``pid_namespace``: the Fedora PID namespace an identifier of the scheme carries, which
+  makes bare PIDs of that namespace in its statements identifiers (§2).
+
+:class:`Scheme` turns the scanner into ``check``/``parse``/``normalize``/``to_iri``/
+``equivalents``. ``check`` never raises; ``parse`` raises
+:class:`~ldids.errors.ParseError` built from what ``check`` found.
 """
 
 from __future__ import annotations
@@ -42,8 +56,13 @@ class Scheme(Generic[V]):
         self,
         name: str,
         scan: Callable[[str], tuple[V | None, list[Problem]]],
-        claim: str,
         *,
+        precedence: int,
+        prefix: str | None = None,
+        prefilter: tuple[str, ...] = (),
+        claim: str | None = None,
+        bare_claim: str | None = None,
+        pid_namespace: Callable[[V], str | None] | None = None,
         normalized: re.Pattern[str] | None = None,
         normalized_check: Callable[[re.Match[str]], bool] | None = None,
         max_length: int | None = None,
@@ -51,12 +70,25 @@ class Scheme(Generic[V]):
         repair: Callable[[str], str | None] | None = None,
         equivalents: Callable[[V], tuple[str, ...]] = lambda value: (),
     ) -> None:
+        if prefix is None and claim is None:
+            raise ValueError(f"scheme {name!r}: declare a prefix (prefixed forms) or a claim (a bare scheme)")
+        if prefix is not None and not prefilter:
+            raise ValueError(f"scheme {name!r}: a prefixed scheme declares the substrings its prefilter looks for")
         self.name = name
         self._scan = scan
+        self.precedence = precedence
+        self.prefix = prefix
+        #: Lower case: matched in any ASCII case, as scheme names and hosts compare (RFC 3986 §3.1, §3.2.2).
+        self.prefilter = tuple(needle.lower() for needle in prefilter)
+        #: Whether the scheme's forms carry no prefix of their own (DESIGN.md §2).
+        self.bare = prefix is None
         #: A regex (no capturing groups) matching the start of every text written in this
         #: scheme's syntax, valid or not; the registry joins these into one alternation.
-        self.claim = claim
-        self._claim = re.compile(claim).match
+        #: Derived from the prefix unless declared (where part of a prefix is case-sensitive).
+        self.claim: str = claim if claim is not None else _claim_of(prefix or "")
+        self._claim = re.compile(self.claim).match
+        self.bare_claim = bare_claim
+        self._pid_namespace = pid_namespace
         # A text that fully matches ``normalized`` (and passes ``normalized_check``, and is
         # no longer than max_length) is valid and already in normal form: graph passes meet
         # such texts millions of times, so they skip the full scan.
@@ -78,6 +110,10 @@ class Scheme(Generic[V]):
     def claims(self, text: str) -> bool:
         """Whether ``text`` is written in this scheme's syntax (valid or not)."""
         return self._claim(text) is not None
+
+    def scan(self, text: str) -> tuple[V | None, list[Problem]]:
+        """The identifier ``text`` denotes and every problem with it (never raises)."""
+        return self._scan(text)
 
     def check(self, text: str) -> list[Problem]:
         """Every problem that makes ``text`` invalid in this scheme; empty if valid."""
@@ -134,6 +170,10 @@ class Scheme(Generic[V]):
         """:meth:`canonical` by the full scan alone (the reference the shortcuts are tested against)."""
         return self.parse(text).iri
 
+    def pid_namespace(self, value: V) -> str | None:
+        """The namespace of the Fedora PID ``value`` carries, if it carries one."""
+        return None if self._pid_namespace is None else self._pid_namespace(value)
+
     def to_iri(self, value: V) -> str:
         """The canonical IRI of a parsed identifier."""
         return value.iri
@@ -141,3 +181,9 @@ class Scheme(Generic[V]):
     def equivalents(self, value: V) -> tuple[str, ...]:
         """The other IRIs that name the same thing as ``value``, canonical IRI excluded."""
         return self._equivalents(value)
+
+
+def _claim_of(prefix: str) -> str:
+    """The claim regex of a declared prefix: its groups made non-capturing (the registry
+    tells schemes apart by the group that matched), matched in any ASCII case."""
+    return "(?ai:" + re.sub(r"(?<!\\)\((?!\?)", "(?:", prefix) + ")"
