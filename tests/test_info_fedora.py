@@ -128,3 +128,20 @@ def test_invalid(text: str, code: str, span: tuple[int, int]) -> None:
 def test_pid_too_long_inside_uri() -> None:
     text = "info:fedora/n:" + "x" * 63
     assert [p.code for p in info_fedora.check(text)] == ["info-fedora.too-long"]
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        # What the repair is for: prefix case, escaped separator, escaped name characters.
+        ("INFO:FEDORA/demo%3a1/DS%2d1", "info:fedora/demo:1/DS-1"),
+        # A fragment is kept verbatim (DESIGN.md §1), whatever it looks like: a '/' in it
+        # does not start a datastream id, and its escapes are not decoded.
+        ("infO:fedora/0:a#bdef:1/view%2d", "info:fedora/0:a#bdef:1/view%2d"),
+        ("info:fedora/0%3aa#x/DS%2d", "info:fedora/0:a#x/DS%2d"),
+        ("INFO:fedora/0:a/DS%2d#x%2d", "info:fedora/0:a/DS-#x%2d"),
+    ],
+)
+def test_shortcuts_leave_the_fragment_alone(text: str, canonical: str) -> None:
+    assert info_fedora.SCHEME.canonical(text) == canonical
+    assert info_fedora.SCHEME.full_canonical(text) == canonical

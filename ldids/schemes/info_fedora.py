@@ -386,9 +386,18 @@ def _repair(text: str) -> str | None:
     if match is None:
         return None
     rest = text[match.end() :]
-    slash = rest.find("/")
-    if slash >= 0 and _ESCAPED_DATASTREAM.fullmatch(rest, slash) is not None:
-        rest = rest[:slash] + _ESCAPED_NAME_CHARACTER.sub(lambda escape: chr(int(escape.group(1), 16)), rest[slash:])
+    # Only the path is repaired: a '/' or an escape after '?' or '#' belongs to the query or
+    # the fragment, and a fragment is kept verbatim (DESIGN.md §1), so the datastream id must
+    # end where the path does.
+    path_end = len(rest)
+    for delimiter in "?#":
+        at = rest.find(delimiter, 0, path_end)
+        if at >= 0:
+            path_end = at
+    slash = rest.find("/", 0, path_end)
+    if slash >= 0 and _ESCAPED_DATASTREAM.fullmatch(rest, slash, path_end) is not None:
+        datastream = _ESCAPED_NAME_CHARACTER.sub(lambda escape: chr(int(escape.group(1), 16)), rest[slash:path_end])
+        rest = rest[:slash] + datastream + rest[path_end:]
     return f"{PREFIX}{match.group(1)}:{rest}"
 
 
