@@ -1,0 +1,57 @@
+"""The service's routes, written out: clients generate code from the OpenAPI operations, so
+moving a route between modules must not add, drop or rename one."""
+
+from __future__ import annotations
+
+from fastapi.routing import APIRoute
+
+from ldids.passes.config import Config
+from ldids.service.app import create_app
+
+#: (method, path, operationId) as /openapi.json lists them, in its order (the order /docs shows).
+OPERATIONS = [
+    ("GET", "/inspect", "inspect_one_inspect_get"),
+    ("POST", "/inspect", "inspect_many_inspect_post"),
+    ("GET", "/known", "known_known_get"),
+    ("POST", "/normalize", "normalize_normalize_post"),
+    ("POST", "/store/normalize", "normalize_live_store_store_normalize_post"),
+    ("POST", "/validate", "validate_validate_post"),
+    ("GET", "/vocab", "vocabulary_vocab_get"),
+    ("GET", "/shapes", "shapes_shapes_get"),
+]
+
+#: Every route the application answers, the page for people (left out of the schema) included,
+#: in the order they are matched.
+ROUTES = [
+    ("GET", "/inspect"),
+    ("GET", "/known"),
+    ("POST", "/inspect"),
+    ("POST", "/normalize"),
+    ("POST", "/store/normalize"),
+    ("POST", "/validate"),
+    ("GET", "/"),
+    ("GET", "/vocab"),
+    ("GET", "/shapes"),
+]
+
+
+def app_args() -> tuple[Config, int]:
+    """The configuration and body limit tests/test_service.py builds its app with."""
+    return Config(bare_pid_predicates=frozenset({"http://purl.org/dc/elements/1.1/identifier"})), 200_000
+
+
+def test_openapi_operations_are_unchanged() -> None:
+    config, max_body = app_args()
+    paths = create_app(config, max_body=max_body).openapi()["paths"]
+    found = [
+        (method.upper(), path, operation["operationId"])
+        for path, item in paths.items()
+        for method, operation in item.items()
+    ]
+    assert found == OPERATIONS
+
+
+def test_routes_are_unchanged() -> None:
+    config, max_body = app_args()
+    routes = [route for route in create_app(config, max_body=max_body).routes if isinstance(route, APIRoute)]
+    assert [(method, route.path) for route in routes for method in sorted(route.methods or ())] == ROUTES
