@@ -22,7 +22,6 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib import resources
-from typing import Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
@@ -37,107 +36,14 @@ from ldids.passes.config import Config
 from ldids.rdf import io as rdfio
 from ldids.resources import shapes_graph, vocabulary_graph
 from ldids.schemes.registry import PRECEDENCE, UnknownSchemeError
+from ldids.service.body import bounded_chunks, read_body
+from ldids.service.negotiation import DEFAULT_TYPE, LINE_FORMATS, accepted, content_format, rdf_offers
+from ldids.service.problem import ProblemError, input_problem, problem_handler
 from ldids.service.store import IdentityStore
 
 __all__ = ["DEFAULT_MAX_BODY", "create_app"]
 
 DEFAULT_MAX_BODY = 10 * 1024 * 1024
-PROBLEM = "application/problem+json"
-_WRITABLE = [f for f in rdfio.FORMATS if f.writable]
-_DEFAULT_TYPE = "text/turtle"
-_LINE_FORMATS = ("nt", "nquads")
-
-
-class ProblemError(Exception):
-    """An error to answer with problem details (RFC 9457)."""
-
-    def __init__(self, status: int, code: str, title: str, detail: str, **extra: Any) -> None:
-        super().__init__(detail)
-        self.status, self.code, self.title, self.detail, self.extra = status, code, title, detail, extra
-
-
-def _problem(problem: ProblemError) -> JSONResponse:
-    body = {
-        "type": f"https://w3id.org/ldids/problems#{problem.code}",
-        "title": problem.title,
-        "status": problem.status,
-        "detail": problem.detail,
-        "code": problem.code,
-        **{key: value for key, value in problem.extra.items() if value is not None},
-    }
-    return JSONResponse(body, status_code=problem.status, media_type=PROBLEM)
-
-
-def _input_problem(error: InputError) -> ProblemError:
-    return ProblemError(400, "ldids.input", "Unreadable input", error.message, line=error.line, column=error.column)
-
-
-async def _body(request: Request, limit: int) -> bytes:
-    """The whole request body, refused with 413 as soon as it passes ``limit`` bytes."""
-    return b"".join([chunk async for chunk in _bounded_chunks(request, limit)])
-
-
-async def _bounded_chunks(request: Request, limit: int) -> AsyncIterator[bytes]:
-    """The body's chunks, refused with 413 past ``limit`` bytes (checked before answering
-    when the length is declared)."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise ProblemError(413, "ldids.too-large", "Request body too large", f"the limit is {limit} bytes", limit=limit)
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise ProblemError(
-                413, "ldids.too-large", "Request body too large", f"the limit is {limit} bytes", limit=limit
-            )
-        yield chunk
-
-
-def _content_format(request: Request) -> rdfio.Format:
-    media = (request.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
-    if not media:
-        raise ProblemError(
-            415, "ldids.media-type", "Unsupported media type", "name the syntax of the body in Content-Type"
-        )
-    for fmt in rdfio.FORMATS:
-        if media in fmt.media_types:
-            return fmt
-    known = ", ".join(t for f in rdfio.FORMATS for t in f.media_types)
-    raise ProblemError(
-        415, "ldids.media-type", "Unsupported media type", f"{media!r} is not a syntax ldids reads; known: {known}"
-    )
-
-
-def _accepted(request: Request, offers: list[str], default: str) -> str:
-    """The first offered media type the Accept header allows (by q, then order)."""
-    header = request.headers.get("accept") or "*/*"
-    ranges: list[tuple[float, int, str]] = []
-    for position, item in enumerate(header.split(",")):
-        parts = [part.strip() for part in item.split(";")]
-        quality = 1.0
-        for parameter in parts[1:]:
-            if parameter.startswith("q="):
-                try:
-                    quality = float(parameter[2:])
-                except ValueError:
-                    quality = 0.0
-        ranges.append((-quality, position, parts[0].lower()))
-    for negative_quality, _, wanted in sorted(ranges):
-        if negative_quality >= 0:
-            continue
-        if wanted in ("*/*", "*"):
-            return default
-        if wanted.endswith("/*"):
-            match = next((offer for offer in offers if offer.startswith(wanted[:-1])), None)
-            if match:
-                return match
-        elif wanted in offers:
-            return wanted
-    raise ProblemError(406, "ldids.not-acceptable", "Not acceptable", f"available: {', '.join(offers)}")
-
-
-def _rdf_offers() -> list[str]:
-    return [fmt.media_types[0] for fmt in _WRITABLE]
 
 
 def create_app(
@@ -167,9 +73,7 @@ def create_app(
         "in RDF and put them into canonical form.",
     )
 
-    @app.exception_handler(ProblemError)
-    async def problem_handler(request: Request, problem: ProblemError) -> JSONResponse:
-        return _problem(problem)
+    app.exception_handler(ProblemError)(problem_handler)
 
     # Inspecting takes microseconds: on the event loop, not a trip through the thread pool.
     @app.get("/inspect", summary="Inspect one identifier")
@@ -193,7 +97,7 @@ def create_app(
 
     @app.post("/inspect", summary="Inspect a batch of identifiers (a JSON list of strings)")
     async def inspect_many(request: Request, scheme: str | None = None) -> JSONResponse:
-        body = await _body(request, max_body)
+        body = await read_body(request, max_body)
         try:
             texts = json.loads(body)
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
@@ -207,18 +111,18 @@ def create_app(
 
     @app.post("/normalize", summary="Normalize RDF: Content-Type in, Accept out")
     async def normalize(request: Request, links: bool = True) -> Response:
-        source = _content_format(request)
-        media = _accepted(request, _rdf_offers(), source.media_types[0] if source.writable else _DEFAULT_TYPE)
+        source = content_format(request)
+        media = accepted(request, rdf_offers(), source.media_types[0] if source.writable else DEFAULT_TYPE)
         target = rdfio.resolve_format(media)
-        if source.name in _LINE_FORMATS and target.name in _LINE_FORMATS and not (source.quads and not target.quads):
+        if source.name in LINE_FORMATS and target.name in LINE_FORMATS and not (source.quads and not target.quads):
             return await _streamed(request, target, links)
-        body = await _body(request, max_body)
+        body = await read_body(request, max_body)
         try:
             found = rdfio.read_bytes(body, source, "request body")
             result = passes.normalize(found.quads, settings)
             payload = rdfio.serialize(result.quads + (result.links if links else []), target)
         except InputError as error:
-            raise _input_problem(error) from error
+            raise input_problem(error) from error
         if store is not None:
             store.record(result)
         summary = {**result.summary(), "notes": found.notes}
@@ -230,7 +134,7 @@ def create_app(
         answer with an error: the first block is checked before the answer starts, so most
         bad input still gets a proper 400."""
         block_settings = Settings(settings, quads=target.quads)
-        chunks = _bounded_chunks(request, max_body)
+        chunks = bounded_chunks(request, max_body)
 
         async def blocks_of() -> AsyncIterator[tuple[bytes, int]]:
             cutter = BlockCutter()
@@ -296,7 +200,7 @@ def create_app(
     async def validate(request: Request) -> Response:
         from ldids.shacl.validate import validate as validate_data
 
-        media = _accepted(request, ["application/json", "text/turtle", "text/plain"], "application/json")
+        media = accepted(request, ["application/json", "text/turtle", "text/plain"], "application/json")
         extra: list[Graph] = []
         content_type = (request.headers.get("content-type") or "").lower()
         try:
@@ -309,17 +213,17 @@ def create_app(
                             400, "ldids.form", "Missing data", "send the data as a file part named 'data'"
                         )
                     data = await data_part.read()
-                    fmt = rdfio.resolve_format(data_part.content_type or _DEFAULT_TYPE)
+                    fmt = rdfio.resolve_format(data_part.content_type or DEFAULT_TYPE)
                     if shapes_part is not None and not isinstance(shapes_part, str):
-                        shape_type = shapes_part.content_type or _DEFAULT_TYPE
+                        shape_type = shapes_part.content_type or DEFAULT_TYPE
                         extra.append(_graph(rdfio.read_bytes(await shapes_part.read(), shape_type, "shapes").quads))
             else:
-                data = await _body(request, max_body)
-                fmt = _content_format(request)
+                data = await read_body(request, max_body)
+                fmt = content_format(request)
             found = rdfio.read_bytes(data, fmt, "request body")
             verdict = validate_data(found.quads, extra)
         except InputError as error:
-            raise _input_problem(error) from error
+            raise input_problem(error) from error
         except LdidsError as error:
             raise ProblemError(400, "ldids.input", "Unreadable input", str(error)) from error
         if media == "text/turtle":
@@ -331,7 +235,7 @@ def create_app(
         return JSONResponse(verdict.to_json(limit=None))
 
     def _document(request: Request, graph_quads: list[Quad]) -> Response:
-        media = _accepted(request, _rdf_offers(), _DEFAULT_TYPE)
+        media = accepted(request, rdf_offers(), DEFAULT_TYPE)
         return Response(rdfio.serialize(graph_quads, rdfio.resolve_format(media)), media_type=media)
 
     @app.get("/", summary="A page for people", response_class=HTMLResponse, include_in_schema=False)
