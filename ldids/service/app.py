@@ -13,37 +13,34 @@
   acceptable syntax can be written.
 
 Nothing named in a request or in the data is ever fetched (the readers refuse it).
+
+The routes live in modules by concern: :mod:`~ldids.service.identifiers`,
+:mod:`~ldids.service.normalize`, :mod:`~ldids.service.validate` and
+:mod:`~ldids.service.documents`; what they are started with is a
+:class:`~ldids.service.state.ServiceState` on ``app.state``.
+
 Needs the optional dependencies of ``pip install 'ldids[service]'``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib import resources
 
-from fastapi import FastAPI, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
-from rdflib import Graph
+from fastapi import FastAPI
 
 from ldids import __version__
-from ldids.dumps.stream import BlockCutter, Settings, SortedUnique, difference, process_block
-from ldids.errors import InputError, LdidsError, ParseError
-from ldids.ntriples import Quad
-from ldids.passes import graph as passes
 from ldids.passes.config import Config
-from ldids.rdf import io as rdfio
-from ldids.resources import shapes_graph, vocabulary_graph
-from ldids.schemes.registry import PRECEDENCE, UnknownSchemeError
-from ldids.service.body import bounded_chunks, read_body
-from ldids.service.negotiation import DEFAULT_TYPE, LINE_FORMATS, accepted, content_format, rdf_offers
-from ldids.service.problem import ProblemError, input_problem, problem_handler
+from ldids.service import documents, identifiers, normalize, validate
+from ldids.service.problem import ProblemError, problem_handler
+from ldids.service.state import ServiceState
 from ldids.service.store import IdentityStore
 
 __all__ = ["DEFAULT_MAX_BODY", "create_app"]
 
 DEFAULT_MAX_BODY = 10 * 1024 * 1024
+# In this order, routes are matched and listed in the OpenAPI document as they always were.
+_ROUTERS = (identifiers.router, normalize.router, validate.router, documents.router)
 
 
 def create_app(
@@ -57,204 +54,23 @@ def create_app(
     normalization learned (``ldids serve`` opens one in its default place); ``sparql`` is the
     (query, update) endpoint pair of a live store that ``POST /store/normalize`` normalizes:
     the operator's configuration, never a URL taken from a request."""
-    settings = config or Config()
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
-        if store is not None:
-            store.flush()  # everything on disk when the service stops
-
     app = FastAPI(
-        lifespan=lifespan,
+        lifespan=_lifespan,
         title="ldids",
         version=__version__,
         description="Find persistent identifiers (Fedora PIDs, info:fedora URIs, OAI identifiers, POIs, handles) "
         "in RDF and put them into canonical form.",
     )
-
+    app.state.ldids = ServiceState(config or Config(), max_body, store, sparql)
     app.exception_handler(ProblemError)(problem_handler)
-
-    # Inspecting takes microseconds: on the event loop, not a trip through the thread pool.
-    @app.get("/inspect", summary="Inspect one identifier")
-    async def inspect_one(
-        identifier: str = Query(..., alias="id", description="the identifier"),
-        scheme: str | None = Query(None, description=f"one of {', '.join(PRECEDENCE)}"),
-    ) -> JSONResponse:
-        try:
-            return JSONResponse(settings.registry.inspect(identifier, scheme).to_json())
-        except UnknownSchemeError as error:
-            raise ProblemError(400, "ldids.unknown-scheme", "Unknown scheme", str(error)) from error
-
-    @app.get("/known", summary="Identifiers known to be the same (from earlier normalizations)")
-    async def known(identifier: str = Query(..., alias="id", description="the identifier")) -> JSONResponse:
-        if store is None:
-            raise ProblemError(404, "ldids.no-store", "No store", "this service keeps no store")
-        try:
-            return JSONResponse(store.known(identifier, settings))
-        except (ParseError, ValueError) as error:
-            raise ProblemError(400, "ldids.invalid-identifier", "Invalid identifier", str(error)) from error
-
-    @app.post("/inspect", summary="Inspect a batch of identifiers (a JSON list of strings)")
-    async def inspect_many(request: Request, scheme: str | None = None) -> JSONResponse:
-        body = await read_body(request, max_body)
-        try:
-            texts = json.loads(body)
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            raise ProblemError(400, "ldids.json", "Invalid JSON", str(error)) from error
-        if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
-            raise ProblemError(400, "ldids.json", "Invalid request", "the body must be a JSON list of strings")
-        try:
-            return JSONResponse([settings.registry.inspect(text, scheme).to_json() for text in texts])
-        except UnknownSchemeError as error:
-            raise ProblemError(400, "ldids.unknown-scheme", "Unknown scheme", str(error)) from error
-
-    @app.post("/normalize", summary="Normalize RDF: Content-Type in, Accept out")
-    async def normalize(request: Request, links: bool = True) -> Response:
-        source = content_format(request)
-        media = accepted(request, rdf_offers(), source.media_types[0] if source.writable else DEFAULT_TYPE)
-        target = rdfio.resolve_format(media)
-        if source.name in LINE_FORMATS and target.name in LINE_FORMATS and not (source.quads and not target.quads):
-            return await _streamed(request, target, links)
-        body = await read_body(request, max_body)
-        try:
-            found = rdfio.read_bytes(body, source, "request body")
-            result = passes.normalize(found.quads, settings)
-            payload = rdfio.serialize(result.quads + (result.links if links else []), target)
-        except InputError as error:
-            raise input_problem(error) from error
-        if store is not None:
-            store.record(result)
-        summary = {**result.summary(), "notes": found.notes}
-        return Response(payload, media_type=media, headers={"Ldids-Summary": json.dumps(summary)})
-
-    async def _streamed(request: Request, target: rdfio.Format, links: bool) -> Response:
-        """Line-format bodies, block by block through the stream's process_block, answered as
-        they come; the links, de-duplicated, follow the statements. A malformed line ends the
-        answer with an error: the first block is checked before the answer starts, so most
-        bad input still gets a proper 400."""
-        block_settings = Settings(settings, quads=target.quads)
-        chunks = bounded_chunks(request, max_body)
-
-        async def blocks_of() -> AsyncIterator[tuple[bytes, int]]:
-            cutter = BlockCutter()
-            async for chunk in chunks:
-                found = cutter.feed(chunk)
-                if found is not None:
-                    yield found
-            last = cutter.end()
-            if last is not None:
-                yield last
-
-        pending = blocks_of()
-        first = await anext(pending, None)
-        results = []
-        if first is not None:
-            result = process_block(first[0], first[1], block_settings)
-            if result.bad:
-                bad = result.bad[0]
-                raise ProblemError(
-                    400, "ldids.input", "Unreadable input", bad.message, line=bad.line, column=bad.column
-                )
-            results.append(result)
-
-        async def answer() -> AsyncIterator[bytes]:
-            found_links, present = SortedUnique(), SortedUnique()
-            for result in results:
-                found_links.add_all(result.links)
-                present.add_all(result.same_as)
-                yield bytes(result.output)  # the same object: an output is bytes unless put into a buffer
-            async for block, first_line in pending:
-                result = process_block(block, first_line, block_settings)
-                if result.bad:
-                    bad = result.bad[0]
-                    yield f"# ldids: stopped at line {bad.line}, column {bad.column}: {bad.message}\n".encode()
-                    return
-                found_links.add_all(result.links)
-                present.add_all(result.same_as)
-                yield bytes(result.output)
-            new_links = list(difference(found_links, present))
-            if store is not None:
-                store.record_links(new_links)
-            if links:
-                for line in new_links:
-                    yield f"{line}\n".encode()
-
-        return StreamingResponse(answer(), media_type=target.media_types[0])
-
-    @app.post("/store/normalize", summary="Normalize the live store this service is configured with")
-    async def normalize_live_store() -> JSONResponse:
-        from fastapi.concurrency import run_in_threadpool
-
-        from ldids.dumps.sparql import normalize_store
-
-        if sparql is None:
-            raise ProblemError(404, "ldids.no-live-store", "No live store", "this service was started without --sparql")
-        try:
-            summary = await run_in_threadpool(normalize_store, sparql[0], sparql[1], settings)
-        except InputError as error:
-            raise ProblemError(502, "ldids.service.store-unreachable", "Live store failed", error.message) from error
-        return JSONResponse(summary.to_json())
-
-    @app.post("/validate", summary="Validate RDF with the shipped SHACL shapes (and shapes sent along)")
-    async def validate(request: Request) -> Response:
-        from ldids.shacl.validate import validate as validate_data
-
-        media = accepted(request, ["application/json", "text/turtle", "text/plain"], "application/json")
-        extra: list[Graph] = []
-        content_type = (request.headers.get("content-type") or "").lower()
-        try:
-            if content_type.startswith("multipart/form-data"):
-                # The form's uploaded parts are temporary files: closed when the block ends.
-                async with request.form(max_part_size=max_body) as form:
-                    data_part, shapes_part = form.get("data"), form.get("shapes")
-                    if data_part is None or isinstance(data_part, str):
-                        raise ProblemError(
-                            400, "ldids.form", "Missing data", "send the data as a file part named 'data'"
-                        )
-                    data = await data_part.read()
-                    fmt = rdfio.resolve_format(data_part.content_type or DEFAULT_TYPE)
-                    if shapes_part is not None and not isinstance(shapes_part, str):
-                        shape_type = shapes_part.content_type or DEFAULT_TYPE
-                        extra.append(_graph(rdfio.read_bytes(await shapes_part.read(), shape_type, "shapes").quads))
-            else:
-                data = await read_body(request, max_body)
-                fmt = content_format(request)
-            found = rdfio.read_bytes(data, fmt, "request body")
-            verdict = validate_data(found.quads, extra)
-        except InputError as error:
-            raise input_problem(error) from error
-        except LdidsError as error:
-            raise ProblemError(400, "ldids.input", "Unreadable input", str(error)) from error
-        if media == "text/turtle":
-            return Response(verdict.report.serialize(format="turtle"), media_type=media)
-        if media == "text/plain":
-            lines = ["conforms" if verdict.conforms else f"does not conform: {len(verdict.violations)} results"]
-            lines += [f"{v.severity}: {v.focus}: {v.message} [{v.shape}]" for v in verdict.violations]
-            return PlainTextResponse("\n".join(lines) + "\n")
-        return JSONResponse(verdict.to_json(limit=None))
-
-    def _document(request: Request, graph_quads: list[Quad]) -> Response:
-        media = accepted(request, rdf_offers(), DEFAULT_TYPE)
-        return Response(rdfio.serialize(graph_quads, rdfio.resolve_format(media)), media_type=media)
-
-    @app.get("/", summary="A page for people", response_class=HTMLResponse, include_in_schema=False)
-    def page() -> HTMLResponse:
-        return HTMLResponse((resources.files("ldids.service") / "static" / "index.html").read_text(encoding="utf-8"))
-
-    @app.get("/vocab", summary="The ldids vocabulary")
-    def vocabulary(request: Request) -> Response:
-        return _document(request, [(s, p, o, None) for s, p, o in vocabulary_graph()])
-
-    @app.get("/shapes", summary="The SHACL shapes shipped with ldids")
-    def shapes(request: Request) -> Response:
-        return _document(request, [(s, p, o, None) for s, p, o in shapes_graph()])
-
+    for router in _ROUTERS:
+        app.include_router(router)
     return app
 
 
-def _graph(quads: list[Quad]) -> Graph:
-    graph = Graph()
-    for s, p, o, _ in quads:
-        graph.add((s, p, o))
-    return graph
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    state: ServiceState = app.state.ldids
+    if state.store is not None:
+        state.store.flush()  # everything on disk when the service stops
