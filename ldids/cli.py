@@ -416,18 +416,15 @@ def _on_dask(args: argparse.Namespace, inputs: list[str], settings: Settings) ->
 def _report_dump(args: argparse.Namespace, summary: DumpSummary) -> None:
     if not args.quiet:
         if args.summary == "json":
-            sys.stderr.write(json.dumps({**summary.to_json(), "problem_list": summary.problem_samples}) + "\n")
+            sys.stderr.write(json.dumps(summary.to_json()) + "\n")
         else:
-            schemes = ", ".join(f"{name} {count}" for name, count in sorted(summary.rewritten.items())) or "none"
             skipped = (
                 f", {summary.bad_lines} bad lines skipped into {args.error_file or 'ldids-errors.tsv'}"
                 if summary.bad_lines
                 else ""
             )
             sys.stderr.write(
-                f"ldids: {summary.lines_in} lines in, {summary.lines_out} out{skipped}; "
-                f"{summary.rewritten_statements} statements rewritten, {summary.links} links; "
-                f"identifiers rewritten: {schemes}; invalid identifiers: {summary.problems} "
+                f"ldids: {summary.summary().text()}; {summary.lines_in} lines in, {summary.lines_out} out{skipped} "
                 f"({summary.seconds:.1f} s, {args.workers} worker{'s' if args.workers != 1 else ''})\n"
             )
             for sample in summary.problem_samples:
@@ -443,7 +440,8 @@ def _normalize_store(args: argparse.Namespace) -> int:
     config = Config.from_toml(args.config) if args.config else Config()
     summary = normalize_store(args.sparql, args.sparql_update, config)
     if not args.quiet:
-        sys.stderr.write(f"ldids: {json.dumps(summary.to_json())}\n")
+        report = summary.summary()
+        sys.stderr.write((json.dumps(report.to_json()) if args.summary == "json" else f"ldids: {report.text()}") + "\n")
     return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
 
 
@@ -485,19 +483,10 @@ def _report_normalization(result: Result, notes: list[str], style: str) -> None:
 
     summary = result.summary()
     if style == "json":
-        payload = {
-            **summary,
-            "notes": notes,
-            "problem_list": [_finding_json(f) for f in result.findings[:_PROBLEMS_SHOWN]],
-        }
-        sys.stderr.write(json.dumps(payload) + "\n")
+        summary.run = {"notes": notes, "problem_samples": [_finding_json(f) for f in result.findings[:_PROBLEMS_SHOWN]]}
+        sys.stderr.write(json.dumps(summary.to_json()) + "\n")
         return
-    schemes = ", ".join(f"{name} {count}" for name, count in summary["identifiers_rewritten"].items()) or "none"
-    sys.stderr.write(
-        f"ldids: {summary['statements_in']} statements in, {summary['statements_out']} out "
-        f"({summary['statements_merged']} merged, {summary['links']} links); "
-        f"identifiers rewritten: {schemes}; invalid identifiers: {summary['problems']}\n"
-    )
+    sys.stderr.write(f"ldids: {summary.text()}\n")
     for note in notes:
         sys.stderr.write(f"ldids: note: {note}\n")
     for finding in result.findings[:_PROBLEMS_SHOWN]:

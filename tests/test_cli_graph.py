@@ -9,11 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 from rdflib import Graph
 from rdflib.compare import isomorphic
 
 from ldids.cli import main
+from ldids.passes.summary import schema
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "fedora-export.ttl"
@@ -38,7 +40,7 @@ def test_normalize_the_example(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "hdl:100.102/F58FB49EB1F848F0A606E84CEF294BE5" in text
     assert '"info:fedora/demo:1"' in text  # the bare PID literal, by configuration
     assert len(graph) == 7 + 7  # 7 statements, 7 links
-    assert "7 statements in, 14 out (0 merged, 7 links)" in err
+    assert "7 statements in, 7 out (7 rewritten, 7 links)" in err
     # The subject is rewritten in each of its 7 statements, the collection once.
     assert "identifiers rewritten: fedora-pid 1, handle 2, info-fedora 8, oai 1, poi 1" in err
 
@@ -107,8 +109,9 @@ def test_summary_json_and_strict(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, _, err = run(["normalize", str(bad), "-o", str(tmp_path / "o.ttl"), "--summary", "json"], capsys)
     assert code == 0
     summary = json.loads(err)
-    assert summary["problems"] == 1
-    assert summary["problem_list"][0]["problems"][0]["code"] == "oai.namespace-not-domain"
+    jsonschema.validate(summary, schema())
+    assert summary["identifiers"]["invalid"] == {"oai": 1}
+    assert summary["run"]["problem_samples"][0]["problems"][0]["code"] == "oai.namespace-not-domain"
     code, _, err = run(["normalize", str(bad), "-o", str(tmp_path / "o.ttl"), "--strict"], capsys)
     assert code == 1
     assert "invalid oai identifier in subject" in err

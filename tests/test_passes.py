@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jsonschema
 import pytest
 from rdflib import Graph
 from rdflib.compare import isomorphic
@@ -13,6 +14,8 @@ from rdflib.term import Node
 from ldids.ntriples import Quad
 from ldids.passes import graph as passes
 from ldids.passes.config import Config
+from ldids.passes.decision import REASONS
+from ldids.passes.summary import schema
 from ldids.rdf import io as rdfio
 
 FIXTURES = Path(__file__).parent / "fixtures" / "passes"
@@ -95,15 +98,26 @@ def test_invalid_identifiers_are_reported_with_their_statement() -> None:
 
 def test_summary_counts() -> None:
     before, _, config = load("merge")
-    summary = passes.normalize(before, config).summary()
+    summary = passes.normalize(before, config).summary().to_json()
     assert summary == {
-        "statements_in": 3,
-        "statements_out": 3,
-        "statements_rewritten": 1,
-        "statements_merged": 1,
-        "identifiers_rewritten": {"info-fedora": 1},
+        "statements": {"in": 3, "out": 2, "rewritten": 1, "merged": 1},
         "links": 1,
-        "problems": 0,
+        "identifiers": {"rewritten": {"info-fedora": 1}, "invalid": {}, "left": {}},
+        "bad_lines": 0,
+    }
+
+
+def test_summary_counts_what_was_left_alone_and_why() -> None:
+    before, _, config = load("bare-pid-policy")
+    summary = passes.normalize(before, config).summary().to_json()
+    assert summary["identifiers"] == {
+        "rewritten": {"fedora-pid": 3, "oai": 2},  # the OAI subject, in both its statements
+        "invalid": {},
+        "left": {
+            "bare-pid-foreign-namespace": 5,  # catkey, barcode, lccn; uuid under ex:record; catkey:7
+            "bare-pid-percent-encoded": 1,
+            "bare-pid-uri-scheme": 3,  # urn:, doi:, http:
+        },
     }
 
 
@@ -124,3 +138,15 @@ def test_term_cache_is_bounded() -> None:
     for _ in range(5):
         list(passes.rewrite(quads, config, cache))
     assert len(cache._known) <= 10
+
+
+def test_the_summary_schema_is_published_and_knows_every_reason() -> None:
+    """The schema ships in the package, accepts what runs write, and lists exactly the
+    reasons the decision gives for leaving a term alone (one source: decision.REASONS)."""
+    published = schema()
+    assert set(published["properties"]["identifiers"]["properties"]["left"]["propertyNames"]["enum"]) == set(REASONS)
+    before, _, config = load("bare-pid-policy")
+    document = passes.normalize(before, config).summary().to_json()
+    jsonschema.validate(document, published)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**document, "identifiers": {**document["identifiers"], "left": {"made-up": 1}}}, published)

@@ -40,7 +40,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn, Protocol, cast
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, NoReturn, Protocol, cast
 
 from ldids.dumps.stream import (
     BadLine,
@@ -55,6 +55,7 @@ from ldids.dumps.stream import (
     shared_decisions,
 )
 from ldids.errors import InputError
+from ldids.passes.summary import Summary
 from ldids.rdf.files import atomic_output
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ class DumpSummary:
     statements: int = 0
     rewritten_statements: int = 0
     rewritten: Counter[str] = field(default_factory=Counter)
+    invalid: Counter[str] = field(default_factory=Counter)
+    left: Counter[str] = field(default_factory=Counter)
     links: int = 0
     crosswalk_rows: int = 0
     problems: int = 0
@@ -89,24 +92,36 @@ class DumpSummary:
         self.statements += result.statements
         self.rewritten_statements += result.rewritten_statements
         self.rewritten.update(result.rewritten)
+        self.invalid.update(result.invalid)
+        self.left.update(result.left)
         self.problems += result.problems
         for line, what in result.problem_samples[: max(0, 20 - len(self.problem_samples))]:
             name = "<stdin>" if source == "-" else source
             self.problem_samples.append(f"{name}:{line + lines_before}: {what}")
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "lines_in": self.lines_in,
-            "lines_out": self.lines_out,
-            "bad_lines": self.bad_lines,
-            "statements": self.statements,
-            "statements_rewritten": self.rewritten_statements,
-            "identifiers_rewritten": dict(sorted(self.rewritten.items())),
-            "links": self.links,
-            "crosswalk_rows": self.crosswalk_rows,
-            "problems": self.problems,
-            "seconds": round(self.seconds, 3),
-        }
+    def summary(self) -> Summary:
+        """The one summary (ldids.passes.summary): a stream writes every statement it reads,
+        and merges none; lines, rows, seconds and problem samples are this path's own."""
+        return Summary(
+            statements_in=self.statements,
+            statements_out=self.statements,
+            statements_rewritten=self.rewritten_statements,
+            links=self.links,
+            rewritten=Counter(self.rewritten),
+            invalid=Counter(self.invalid),
+            left=Counter(self.left),
+            bad_lines=self.bad_lines,
+            run={
+                "lines_in": self.lines_in,
+                "lines_out": self.lines_out,
+                "crosswalk_rows": self.crosswalk_rows,
+                "seconds": round(self.seconds, 3),
+                "problem_samples": list(self.problem_samples),
+            },
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return self.summary().to_json()
 
 
 def _open_input(path: str, stack: ExitStack) -> tuple[io.BufferedIOBase, BinaryIO, int | None]:

@@ -30,6 +30,7 @@ from ldids.errors import InputError
 from ldids.ntriples import Quad, term
 from ldids.passes import graph as passes
 from ldids.passes.config import Config
+from ldids.passes.summary import Summary
 
 __all__ = ["StoreSummary", "normalize_store"]
 
@@ -56,6 +57,18 @@ class StoreSummary:
     problems: int = 0
     blank_node_statements: int = 0  # holding a term to rewrite, left as they are
     rewritten: Counter[str] = field(default_factory=Counter)
+
+    def summary(self) -> Summary:
+        """The one summary (ldids.passes.summary). A live store is not read whole, so the
+        statements in and out are not known (null); terms and updates are this path's own."""
+        return Summary(
+            statements_in=None,
+            statements_out=None,
+            statements_rewritten=self.statements_rewritten,
+            links=self.links,
+            rewritten=Counter(self.rewritten),
+            run=self.to_json(),
+        )
 
     def to_json(self) -> dict[str, object]:
         return {

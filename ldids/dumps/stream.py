@@ -231,6 +231,7 @@ class BlockResult:
     same_as: list[str] = field(default_factory=list)  # owl:sameAs statements already in the data
     crosswalk: list[passes.Crosswalk] = field(default_factory=list)
     problems: int = 0
+    invalid: Counter[str] = field(default_factory=Counter)  # invalid identifiers, by scheme
     # (line number, what is wrong) of the first 20 invalid identifiers, in line order.
     problem_samples: list[tuple[int, str]] = field(default_factory=list)
     bad: list[BadLine] = field(default_factory=list)
@@ -641,6 +642,7 @@ def _compiled(worker: _Worker, data: BytesLike, first_line: int, into: bytearray
     result.links.extend(worker.take_links())
     for index, (_, _, scheme, problems, text) in invalid:
         result.problems += 1
+        result.invalid[scheme] += 1
         samples.append(_sample(first_line + index, scheme, text, problems))
     # Problems in line order, as the Python loop reports them (sorted is stable).
     samples.sort(key=lambda sample: sample[0])
@@ -659,6 +661,7 @@ def _sample(number: int, scheme: str, text: str, problems: tuple[Problem, ...]) 
 
 def _problem(result: BlockResult, number: int, scheme: str, text: str, problems: tuple[Problem, ...]) -> None:
     result.problems += 1
+    result.invalid[scheme] += 1
     if len(result.problem_samples) < 20:
         result.problem_samples.append(_sample(number, scheme, text, problems))
 

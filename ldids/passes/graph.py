@@ -33,6 +33,7 @@ from ldids.passes.decision import (
     is_identifier_literal,
     subject_namespace,
 )
+from ldids.passes.summary import Summary
 
 __all__ = [
     "Crosswalk",
@@ -281,23 +282,26 @@ class Result:
     kept: frozenset[Quad] = frozenset()
     quads_in: int = 0
     rewritten_per_scheme: Counter[str] = field(default_factory=Counter)
+    #: Identifier-shaped terms left alone, by reason.
+    left: Counter[str] = field(default_factory=Counter)
 
     @property
     def merged(self) -> int:
         """Input statements that became equal to another one once rewritten."""
         return self.quads_in - len(self.quads)
 
-    def summary(self) -> dict[str, Any]:
-        """Counts for people and machines."""
-        return {
-            "statements_in": self.quads_in,
-            "statements_out": len(self.quads) + len(self.links),
-            "statements_rewritten": len({r.quad for r in self.rewrites}),
-            "statements_merged": self.merged,
-            "identifiers_rewritten": dict(sorted(self.rewritten_per_scheme.items())),
-            "links": len(self.links),
-            "problems": len(self.findings),
-        }
+    def summary(self) -> Summary:
+        """Counts for people and machines: the one summary (ldids.passes.summary)."""
+        return Summary(
+            statements_in=self.quads_in,
+            statements_out=len(self.quads),
+            statements_rewritten=len({r.quad for r in self.rewrites}),
+            statements_merged=self.merged,
+            links=len(self.links),
+            rewritten=Counter(self.rewritten_per_scheme),
+            invalid=Counter(finding.scheme for finding in self.findings),
+            left=Counter(self.left),
+        )
 
 
 def normalize(quads: Iterable[Quad], config: Config | None = None) -> Result:
@@ -322,6 +326,7 @@ def normalize(quads: Iterable[Quad], config: Config | None = None) -> Result:
         else:
             unchanged.add(step.before)
         result.findings.extend(step.findings)
+        result.left.update(step.left)
         found_links.update(links(step, settings))
     result.quads = list(out)
     result.links = sorted(found_links - out.keys(), key=quad_line)

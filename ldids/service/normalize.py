@@ -42,8 +42,9 @@ async def normalize(request: Request, state: AppState, links: bool = True) -> Re
         raise input_problem(error) from error
     if state.store is not None:
         state.store.record(result)
-    summary = {**result.summary(), "notes": found.notes}
-    return Response(payload, media_type=media, headers={"Ldids-Summary": json.dumps(summary)})
+    summary = result.summary()
+    summary.run = {"notes": found.notes}
+    return Response(payload, media_type=media, headers={"Ldids-Summary": json.dumps(summary.to_json())})
 
 
 @router.post("/store/normalize", summary="Normalize the live store this service is configured with")
