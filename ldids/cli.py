@@ -441,7 +441,9 @@ def _normalize_store(args: argparse.Namespace) -> int:
     summary = normalize_store(args.sparql, args.sparql_update, config)
     if not args.quiet:
         report = summary.summary()
-        sys.stderr.write((json.dumps(report.to_json()) if args.summary == "json" else f"ldids: {report.text()}") + "\n")
+        plural = "" if summary.updates == 1 else "s"
+        text = f"ldids: {report.text()}; {summary.updates} update{plural}"
+        sys.stderr.write((json.dumps(report.to_json()) if args.summary == "json" else text) + "\n")
     return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
 
 

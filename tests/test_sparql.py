@@ -61,7 +61,7 @@ def test_cli_sparql(oxigraph: str, live_store_data: bytes) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert '"updates": 1' in done.stderr
+    assert "; 1 update\n" in done.stderr
     assert everything(oxigraph) == expected(live_store_data)
 
 
