@@ -107,6 +107,13 @@ def test_all_cordra_encodings_share_one_canonical_iri() -> None:
         ("hdl:1765/caf%c3%a9", "hdl:1765/caf%C3%A9"),
         ("hdl:1765/a%3Fb", "hdl:1765/a%3Fb"),
         ("hdl:1765/a/b/c", "hdl:1765/a/b/c"),
+        # A resolver path that decodes to '#', ' ', '?', '%', '"' or '<': each is escaped
+        # again in the IRI, never read as a delimiter there.
+        ("https://hdl.handle.net/1765/a%23b%20c%3f%25%22%3C", "hdl:1765/a%23b%20c%3F%25%22%3C"),
+        # ... while the URL's own query and fragment stay query and fragment.
+        ("http://hdl.handle.net/1765/a%23b?q=1#frag", "hdl:1765/a%23b?q=1#frag"),
+        # Raw IRI characters in a query or fragment are kept as written.
+        ("hdl:1765/9?é=\ue000#é", "hdl:1765/9?é=\ue000#é"),
     ],
 )
 def test_generic_handles(text: str, canonical: str) -> None:
@@ -164,12 +171,27 @@ def test_bare_cordra_claim(text: str, expected: bool) -> None:
         ("hdl:1765/1?a b", "handle.invalid-character", (12, 13)),
         ("http://example.org/1765/1", "handle.unknown-resolver", (7, 18)),
         ("doi:10.1000/1", "handle.scheme", (0, 3)),
+        # Query and fragment are kept as written, so they must be an RFC 3987 iquery and
+        # ifragment: no bad escape, no '[' ']', no second '#', no noncharacter, and a
+        # private-use character in a query only.
+        ("hdl:1765/1?%zz", "handle.bad-escape", (11, 14)),
+        ("hdl:1765/1#50%", "handle.bad-escape", (13, 14)),
+        ("hdl:1765/1?a[b", "handle.invalid-character", (12, 13)),
+        ("hdl:1765/1#a#b", "handle.invalid-character", (12, 13)),
+        ("hdl:1765/1?\ufffe", "handle.invalid-character", (11, 12)),
+        ("hdl:1765/1#\ue000", "handle.invalid-character", (11, 12)),
+        (f"https://hdl.handle.net/100.102/{GUID}?%", "handle.bad-escape", (64, 65)),
+        # A bare CORDRA id has a URI query ("CORDRA Identifiers as Handles"): the same rules.
+        (f"100.102/{GUID}?a b", "handle.invalid-character", (42, 43)),
     ],
 )
 def test_invalid(text: str, code: str, span: tuple[int, int]) -> None:
     problems = handle.check(text)
     assert problems
     assert (problems[0].code, (problems[0].start, problems[0].end)) == (code, span)
+    # Not on the shortcut either: an invalid identifier is never rewritten.
+    with pytest.raises(ParseError):
+        handle.SCHEME.canonical(text)
 
 
 def test_resolver_segment_is_required_when_configured() -> None:
