@@ -9,6 +9,7 @@ import pytest
 
 from ldids.errors import ParseError
 from ldids.schemes import handle
+from ldids.schemes.registry import DEFAULT
 
 GUID = "F58FB49EB1F848f0A606E84CEF294BE5"  # as the spec writes it: one lower-case 'f'
 GUID_UPPER = "F58FB49EB1F848F0A606E84CEF294BE5"
@@ -245,13 +246,35 @@ def test_mint_refuses_non_dce_uuids() -> None:
         ("1765/café", "1765/café", "hdl:1765/caf%C3%A9"),
         # Found by benchmarks/fuzz_core.py: decoding here once broke idempotence.
         ("i%3afo:fedora/*/example:1/index", "i%3afo:fedora/*/example:1/index", "hdl:i%253afo:fedora/*/example:1/index"),
+        # '#' and '?' are characters of a bare generic handle too, not URI delimiters: the
+        # IRI escapes them, as it does ' ', '"' and '<' ("Encoding CORDRA Identifiers in
+        # URI Syntax": the handle is UTF-8, written into a URI segment).
+        ("1765/a#b", "1765/a#b", "hdl:1765/a%23b"),
+        ("1765/a?b#c", "1765/a?b#c", "hdl:1765/a%3Fb%23c"),
+        ('1765/a b"<c>', '1765/a b"<c>', "hdl:1765/a%20b%22%3Cc%3E"),
+        ("1765/100%", "1765/100%", "hdl:1765/100%25"),
+        ("1765/#", "1765/#", "hdl:1765/%23"),
+        ("a#b/c", "a#b/c", "hdl:a%23b/c"),
+        # CORDRA-shaped but for the naming authority: a generic handle.
+        (f"1x/{GUID}#f", f"1x/{GUID}#f", f"hdl:1x/{GUID}%23f"),
     ],
 )
 def test_bare_handles_are_literal(text: str, literal: str, iri: str) -> None:
     value = handle.parse(text)
     assert (value.form, value.handle, value.iri) == ("bare", literal, iri)
+    assert (value.query, value.fragment) == (None, None)
+    assert DEFAULT.canonical(text, "handle") == iri
     assert handle.normalize(handle.normalize(text)) == handle.normalize(text) == literal
     assert handle.parse(iri).handle == literal
+
+
+def test_a_bare_cordra_id_has_a_query_and_a_fragment() -> None:
+    # "CORDRA Identifiers as Handles": localname = path [ "?" query ] [ "#" fragment ], and
+    # the path encoding writes them as the URI's query and fragment.
+    value = handle.parse(f"100.102/{GUID.lower()}?v=2#f")
+    assert (value.form, value.profile, value.handle) == ("bare", "cordra", f"100.102/{GUID_UPPER}")
+    assert (value.query, value.fragment) == ("v=2", "f")
+    assert DEFAULT.canonical(f"100.102/{GUID.lower()}?v=2#f", "handle") == f"hdl:100.102/{GUID_UPPER}?v=2#f"
 
 
 def test_bare_handles_must_be_printable() -> None:

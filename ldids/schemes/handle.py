@@ -17,7 +17,10 @@ percent-encoded where it is written into a URI; known HTTP resolvers are configu
 ``hdl.handle.net`` (http and https) is known by default. Decided here: a '/' inside a
 generic local name stays a '/' (RFC 3650 local names may contain it, and every resolver
 writes it so), and a bare ``NA/local`` (a "URI suffix reference") is parsed only when a
-caller asks for the handle scheme by name: it is never machine-detected in RDF. A query or
+caller asks for the handle scheme by name: it is never machine-detected in RDF. A bare
+handle is no URI: '%', '?' and '#' in it are characters of the handle, written into the
+canonical IRI as ``%25``, ``%3F`` and ``%23`` (``1765/a#b`` -> ``hdl:1765/a%23b``); only a
+CORDRA-shaped one has a query and a fragment, which its local name defines. A query or
 fragment of a handle URI is kept as written, so it must already be an RFC 3987 iquery or
 ifragment: ``hdl:1765/1?%zz`` is reported, not rewritten.
 
@@ -309,10 +312,17 @@ def _scan_with(resolvers: dict[str, str | None], text: str) -> tuple[Handle | No
     else:
         form, start = "bare", 0
 
-    query_at = text.find("?", start)
-    hash_at = text.find("#", start)
-    if hash_at >= 0 and (query_at < 0 or query_at > hash_at):
-        query_at = -1
+    if form == "bare" and _BARE_CORDRA.match(text) is None:
+        # A bare handle is no URI: '?' and '#' are characters of its local name like any
+        # other (RFC 3650), percent-encoded where the handle is written into a URI. Only a
+        # CORDRA local name has a query and a fragment ("CORDRA Identifiers as Handles":
+        # localname = path [ "?" query ] [ "#" fragment ]).
+        query_at = hash_at = -1
+    else:
+        query_at = text.find("?", start)
+        hash_at = text.find("#", start)
+        if hash_at >= 0 and (query_at < 0 or query_at > hash_at):
+            query_at = -1
     path_end = min(p for p in (query_at, hash_at, len(text)) if p >= 0)
     slash = text.find("/", start, path_end)
     problems: list[Problem] = []
