@@ -9,6 +9,7 @@ import pytest
 
 from ldids.errors import ParseError
 from ldids.schemes import handle
+from ldids.schemes.registry import DEFAULT
 
 GUID = "F58FB49EB1F848f0A606E84CEF294BE5"  # as the spec writes it: one lower-case 'f'
 GUID_UPPER = "F58FB49EB1F848F0A606E84CEF294BE5"
@@ -107,6 +108,13 @@ def test_all_cordra_encodings_share_one_canonical_iri() -> None:
         ("hdl:1765/caf%c3%a9", "hdl:1765/caf%C3%A9"),
         ("hdl:1765/a%3Fb", "hdl:1765/a%3Fb"),
         ("hdl:1765/a/b/c", "hdl:1765/a/b/c"),
+        # A resolver path that decodes to '#', ' ', '?', '%', '"' or '<': each is escaped
+        # again in the IRI, never read as a delimiter there.
+        ("https://hdl.handle.net/1765/a%23b%20c%3f%25%22%3C", "hdl:1765/a%23b%20c%3F%25%22%3C"),
+        # ... while the URL's own query and fragment stay query and fragment.
+        ("http://hdl.handle.net/1765/a%23b?q=1#frag", "hdl:1765/a%23b?q=1#frag"),
+        # Raw IRI characters in a query or fragment are kept as written.
+        ("hdl:1765/9?é=\ue000#é", "hdl:1765/9?é=\ue000#é"),
     ],
 )
 def test_generic_handles(text: str, canonical: str) -> None:
@@ -164,12 +172,27 @@ def test_bare_cordra_claim(text: str, expected: bool) -> None:
         ("hdl:1765/1?a b", "handle.invalid-character", (12, 13)),
         ("http://example.org/1765/1", "handle.unknown-resolver", (7, 18)),
         ("doi:10.1000/1", "handle.scheme", (0, 3)),
+        # Query and fragment are kept as written, so they must be an RFC 3987 iquery and
+        # ifragment: no bad escape, no '[' ']', no second '#', no noncharacter, and a
+        # private-use character in a query only.
+        ("hdl:1765/1?%zz", "handle.bad-escape", (11, 14)),
+        ("hdl:1765/1#50%", "handle.bad-escape", (13, 14)),
+        ("hdl:1765/1?a[b", "handle.invalid-character", (12, 13)),
+        ("hdl:1765/1#a#b", "handle.invalid-character", (12, 13)),
+        ("hdl:1765/1?\ufffe", "handle.invalid-character", (11, 12)),
+        ("hdl:1765/1#\ue000", "handle.invalid-character", (11, 12)),
+        (f"https://hdl.handle.net/100.102/{GUID}?%", "handle.bad-escape", (64, 65)),
+        # A bare CORDRA id has a URI query ("CORDRA Identifiers as Handles"): the same rules.
+        (f"100.102/{GUID}?a b", "handle.invalid-character", (42, 43)),
     ],
 )
 def test_invalid(text: str, code: str, span: tuple[int, int]) -> None:
     problems = handle.check(text)
     assert problems
     assert (problems[0].code, (problems[0].start, problems[0].end)) == (code, span)
+    # Not on the shortcut either: an invalid identifier is never rewritten.
+    with pytest.raises(ParseError):
+        handle.SCHEME.canonical(text)
 
 
 def test_resolver_segment_is_required_when_configured() -> None:
@@ -223,13 +246,35 @@ def test_mint_refuses_non_dce_uuids() -> None:
         ("1765/café", "1765/café", "hdl:1765/caf%C3%A9"),
         # Found by benchmarks/fuzz_core.py: decoding here once broke idempotence.
         ("i%3afo:fedora/*/example:1/index", "i%3afo:fedora/*/example:1/index", "hdl:i%253afo:fedora/*/example:1/index"),
+        # '#' and '?' are characters of a bare generic handle too, not URI delimiters: the
+        # IRI escapes them, as it does ' ', '"' and '<' ("Encoding CORDRA Identifiers in
+        # URI Syntax": the handle is UTF-8, written into a URI segment).
+        ("1765/a#b", "1765/a#b", "hdl:1765/a%23b"),
+        ("1765/a?b#c", "1765/a?b#c", "hdl:1765/a%3Fb%23c"),
+        ('1765/a b"<c>', '1765/a b"<c>', "hdl:1765/a%20b%22%3Cc%3E"),
+        ("1765/100%", "1765/100%", "hdl:1765/100%25"),
+        ("1765/#", "1765/#", "hdl:1765/%23"),
+        ("a#b/c", "a#b/c", "hdl:a%23b/c"),
+        # CORDRA-shaped but for the naming authority: a generic handle.
+        (f"1x/{GUID}#f", f"1x/{GUID}#f", f"hdl:1x/{GUID}%23f"),
     ],
 )
 def test_bare_handles_are_literal(text: str, literal: str, iri: str) -> None:
     value = handle.parse(text)
     assert (value.form, value.handle, value.iri) == ("bare", literal, iri)
+    assert (value.query, value.fragment) == (None, None)
+    assert DEFAULT.canonical(text, "handle") == iri
     assert handle.normalize(handle.normalize(text)) == handle.normalize(text) == literal
     assert handle.parse(iri).handle == literal
+
+
+def test_a_bare_cordra_id_has_a_query_and_a_fragment() -> None:
+    # "CORDRA Identifiers as Handles": localname = path [ "?" query ] [ "#" fragment ], and
+    # the path encoding writes them as the URI's query and fragment.
+    value = handle.parse(f"100.102/{GUID.lower()}?v=2#f")
+    assert (value.form, value.profile, value.handle) == ("bare", "cordra", f"100.102/{GUID_UPPER}")
+    assert (value.query, value.fragment) == ("v=2", "f")
+    assert DEFAULT.canonical(f"100.102/{GUID.lower()}?v=2#f", "handle") == f"hdl:100.102/{GUID_UPPER}?v=2#f"
 
 
 def test_bare_handles_must_be_printable() -> None:

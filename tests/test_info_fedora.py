@@ -18,6 +18,8 @@ from ldids.schemes import info_fedora
         "info:fedora/example:3/example:1/index",
         "info:fedora/*/DS1",
         "info:fedora/*/example:1/index",
+        # A fragment with escapes and IRI characters is kept as written.
+        "info:fedora/demo:1#a%2f%C3%A9é/?",
         # Fedora's own vocabulary IRIs pass through unchanged (fragment kept verbatim).
         "info:fedora/fedora-system:def/model#hasModel",
         "info:fedora/fedora-system:def/relations-external#isMemberOfCollection",
@@ -113,6 +115,12 @@ def test_parts() -> None:
         ("info:fedora/demo:1/b:1/m?a=<", "info-fedora.parameter-character", (27, 28)),
         ("info:fedora/demo:1#a b", "info-fedora.fragment-character", (20, 21)),
         ("info:fedora/demo:1#a#b", "info-fedora.fragment-character", (20, 21)),
+        # The fragment is kept verbatim, so it must be an RFC 3987 §2.2 ifragment.
+        ("info:fedora/demo:1#a%zz", "info-fedora.bad-escape", (20, 23)),
+        ("info:fedora/demo:1/DS1#50%", "info-fedora.bad-escape", (25, 26)),
+        ("info:fedora/demo:1#x[1]", "info-fedora.fragment-character", (20, 21)),
+        ("info:fedora/demo:1#\ue000", "info-fedora.fragment-character", (19, 20)),
+        ("info:fedora/demo:1#\ufffe", "info-fedora.fragment-character", (19, 20)),
         # Real data: a Fedora-2 style IRI that is no PID (fcrepo demo FOXML) is reported.
         ("info:fedora/demo/content/JPEG#", "info-fedora.missing-separator", (16, 16)),
     ],
@@ -123,6 +131,8 @@ def test_invalid(text: str, code: str, span: tuple[int, int]) -> None:
     assert (problems[0].code, (problems[0].start, problems[0].end)) == (code, span)
     with pytest.raises(ParseError):
         info_fedora.parse(text)
+    with pytest.raises(ParseError):
+        info_fedora.SCHEME.canonical(text)  # nor on the shortcuts
 
 
 def test_pid_too_long_inside_uri() -> None:

@@ -11,6 +11,7 @@ import functools
 import re
 import string
 from collections.abc import Iterator
+from typing import Literal
 
 from ldids.errors import Problem
 
@@ -36,6 +37,41 @@ URIC_UNESCAPED_PATTERN = r"[A-Za-z0-9;/?:@&=+$,\-_.!~*'()]"
 # Characters that may not stand unescaped anywhere in an IRI (RFC 3987 §2.2 excludes
 # them from every production): controls, space and the "unwise" delimiters.
 _IRI_FORBIDDEN = re.compile(r'[\x00-\x20\x7f-\x9f<>"{}|\\^`]')
+
+
+# RFC 3987 §2.2: the non-ASCII characters an IRI may hold unescaped. ucschar anywhere
+# (in iunreserved); iprivate in an iquery only. Surrogates, the noncharacters U+FDD0-FDEF
+# and U+xFFFE/U+xFFFF, and the specials U+FFF0-FFFD are in neither.
+_UCSCHAR = (
+    "\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef"
+    "\U00010000-\U0001fffd\U00020000-\U0002fffd\U00030000-\U0003fffd\U00040000-\U0004fffd"
+    "\U00050000-\U0005fffd\U00060000-\U0006fffd\U00070000-\U0007fffd\U00080000-\U0008fffd"
+    "\U00090000-\U0009fffd\U000a0000-\U000afffd\U000b0000-\U000bfffd\U000c0000-\U000cfffd"
+    "\U000d0000-\U000dfffd\U000e1000-\U000efffd"
+)
+_IPRIVATE = "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
+# ipchar without pct-encoded, in ASCII: unreserved, sub-delims, ":" and "@" (RFC 3987 §2.2).
+_IPCHAR_ASCII = r"A-Za-z0-9\-._~!$&'()*+,;=:@"
+#: An ASCII-only iquery or ifragment (``*( ipchar / "/" / "?" )``, escapes in either hex
+#: case): the fast paths' tails; a tail with other characters gets the full scan. Written
+#: as runs between escapes, so that the regex engine takes a run at a time.
+URI_TAIL_ASCII_PATTERN = rf"[{_IPCHAR_ASCII}/?]*(?:%[0-9A-Fa-f]{{2}}[{_IPCHAR_ASCII}/?]*)*"
+_NOT_IN_COMPONENT = {
+    # iquery = *( ipchar / iprivate / "/" / "?" ); ifragment = *( ipchar / "/" / "?" ).
+    "query": re.compile(rf"%(?![0-9A-Fa-f]{{2}})|[^%{_IPCHAR_ASCII}/?{_UCSCHAR}{_IPRIVATE}]"),
+    "fragment": re.compile(rf"%(?![0-9A-Fa-f]{{2}})|[^%{_IPCHAR_ASCII}/?{_UCSCHAR}]"),
+}
+
+
+def iri_component_errors(text: str, start: int, end: int, component: Literal["query", "fragment"]) -> Iterator[int]:
+    """Offsets where ``text[start:end]`` stops being an RFC 3987 §2.2 ``iquery`` or
+    ``ifragment``: a character the production does not allow (a second '#', '[', ']',
+    a space, a noncharacter...) or a '%' that is not followed by two hex digits.
+
+    Query and fragment are kept as they are written (DESIGN.md §1), so what cannot stand
+    in an IRI there is reported, never repaired."""
+    for match in _NOT_IN_COMPONENT[component].finditer(text, start, end):
+        yield match.start()
 
 
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}

@@ -17,7 +17,12 @@ percent-encoded where it is written into a URI; known HTTP resolvers are configu
 ``hdl.handle.net`` (http and https) is known by default. Decided here: a '/' inside a
 generic local name stays a '/' (RFC 3650 local names may contain it, and every resolver
 writes it so), and a bare ``NA/local`` (a "URI suffix reference") is parsed only when a
-caller asks for the handle scheme by name: it is never machine-detected in RDF.
+caller asks for the handle scheme by name: it is never machine-detected in RDF. A bare
+handle is no URI: '%', '?' and '#' in it are characters of the handle, written into the
+canonical IRI as ``%25``, ``%3F`` and ``%23`` (``1765/a#b`` -> ``hdl:1765/a%23b``); only a
+CORDRA-shaped one has a query and a fragment, which its local name defines. A query or
+fragment of a handle URI is kept as written, so it must already be an RFC 3987 iquery or
+ifragment: ``hdl:1765/1?%zz`` is reported, not rewritten.
 
 >>> str(parse("HDL://100.102/f58fb49eb1f848f0a606e84cef294be5"))
 'hdl://100.102/F58FB49EB1F848F0A606E84CEF294BE5'
@@ -39,8 +44,10 @@ from ldids.schemes._chars import (
     RFC3986_PCHAR,
     RFC3986_SUB_DELIMS,
     RFC3986_UNRESERVED,
+    URI_TAIL_ASCII_PATTERN,
     ascii_lower,
     describe,
+    iri_component_errors,
     iri_forbidden,
     percent_encode,
 )
@@ -73,7 +80,9 @@ _REG_NAME_SAFE = RFC3986_UNRESERVED | RFC3986_SUB_DELIMS
 _SEGMENT_SAFE = RFC3986_PCHAR
 _LOCAL_SAFE = RFC3986_PCHAR | frozenset("/")
 
-_URI_TAIL = r"""(?:\?[^\x00-\x20\x7f-\x9f<>"{}|\\^`#]*)?(?:#[^\x00-\x20\x7f-\x9f<>"{}|\\^`#]*)?"""
+# Query and fragment are kept as written, so the fast path takes only tails that already
+# are an RFC 3987 iquery/ifragment (ASCII ones; others get the full scan).
+_URI_TAIL = rf"(?:\?{URI_TAIL_ASCII_PATTERN})?(?:#{URI_TAIL_ASCII_PATTERN})?"
 # Handles already normal, without escapes, after their form's prefix: the fast path. A
 # 32-hex local name with any lower-case digit is left to the full scan, which upper-cases it.
 _NORMALIZED_HANDLE = (
@@ -228,16 +237,37 @@ def _literal(text: str, start: int, end: int) -> tuple[str, list[Problem]]:
     return text[start:end], []
 
 
-def _check_tail(text: str, start: int) -> list[Problem]:
-    return [
-        Problem(
-            "handle.invalid-character",
-            f"{describe(text[start + offset])} cannot appear in a URI query or fragment",
-            start + offset,
-            start + offset + 1,
-        )
-        for offset in iri_forbidden(text[start:])
-    ]
+def _check_tail(text: str, query_at: int, hash_at: int) -> list[Problem]:
+    """Problems with the query (after ``query_at``) and fragment (after ``hash_at``), -1 if
+    absent. Both are kept byte for byte (DESIGN.md §1) and written into the canonical IRI,
+    so each must already be an RFC 3987 §2.2 iquery / ifragment."""
+    problems: list[Problem] = []
+    parts: list[tuple[int, int, Literal["query", "fragment"]]] = []
+    if query_at >= 0:
+        parts.append((query_at + 1, hash_at if hash_at >= 0 else len(text), "query"))
+    if hash_at >= 0:
+        parts.append((hash_at + 1, len(text), "fragment"))
+    for start, end, component in parts:
+        for position in iri_component_errors(text, start, end, component):
+            if text[position] == "%":
+                problems.append(
+                    Problem(
+                        "handle.bad-escape",
+                        "'%' must be followed by two hex digits",
+                        position,
+                        min(position + 3, end),
+                    )
+                )
+            else:
+                problems.append(
+                    Problem(
+                        "handle.invalid-character",
+                        f"{describe(text[position])} cannot appear in a URI {component}",
+                        position,
+                        position + 1,
+                    )
+                )
+    return problems
 
 
 def _scan_with(resolvers: dict[str, str | None], text: str) -> tuple[Handle | None, list[Problem]]:
@@ -282,10 +312,17 @@ def _scan_with(resolvers: dict[str, str | None], text: str) -> tuple[Handle | No
     else:
         form, start = "bare", 0
 
-    query_at = text.find("?", start)
-    hash_at = text.find("#", start)
-    if hash_at >= 0 and (query_at < 0 or query_at > hash_at):
-        query_at = -1
+    if form == "bare" and _BARE_CORDRA.match(text) is None:
+        # A bare handle is no URI: '?' and '#' are characters of its local name like any
+        # other (RFC 3650), percent-encoded where the handle is written into a URI. Only a
+        # CORDRA local name has a query and a fragment ("CORDRA Identifiers as Handles":
+        # localname = path [ "?" query ] [ "#" fragment ]).
+        query_at = hash_at = -1
+    else:
+        query_at = text.find("?", start)
+        hash_at = text.find("#", start)
+        if hash_at >= 0 and (query_at < 0 or query_at > hash_at):
+            query_at = -1
     path_end = min(p for p in (query_at, hash_at, len(text)) if p >= 0)
     slash = text.find("/", start, path_end)
     problems: list[Problem] = []
@@ -319,7 +356,7 @@ def _scan_with(resolvers: dict[str, str | None], text: str) -> tuple[Handle | No
         )
     if slash + 1 == path_end:
         problems.append(Problem("handle.empty-local-name", "the local name is empty", slash, slash + 1))
-    problems += _check_tail(text, path_end)
+    problems += _check_tail(text, query_at, hash_at)
     if problems:
         return None, problems
     query = text[query_at + 1 : hash_at if hash_at > query_at else len(text)] if query_at >= 0 else None

@@ -35,9 +35,10 @@ from ldids.schemes._chars import (
     HEX_ANY,
     RFC3986_PCHAR,
     RFC3986_UNRESERVED,
+    URI_TAIL_ASCII_PATTERN,
     ascii_lower,
     describe,
-    iri_forbidden,
+    iri_component_errors,
     ncname_patterns,
     percent_encode,
 )
@@ -56,7 +57,9 @@ _PARAMETER_RAW = (RFC3986_PCHAR | frozenset("/?")) - frozenset("&=")
 
 _PID = r"(?=[^/?#]{3,64}(?:[/#]|$))[A-Za-z0-9.\-]+:(?:[A-Za-z0-9.~_\-]|%[0-9A-F]{2})+"
 _NCNAME_ASCII = r"[A-Za-z_][A-Za-z0-9._\-]*"
-_FRAGMENT = r"(?:#[^\x00-\x20\x7f-\x9f<>\"{}|\\^`#]*)?"
+# A fragment is kept verbatim: the fast path takes those that already are an ASCII
+# ifragment (RFC 3987 §2.2); any other gets the full scan.
+_FRAGMENT = rf"(?:#{URI_TAIL_ASCII_PATTERN})?"
 _QUERY = r"(?:\?(?P<query>[A-Za-z0-9._~\-=&]+))?"
 #: Already-normalized URIs without escapes: the fast path (parameter order is checked apart).
 NORMALIZED_RE = re.compile(
@@ -251,25 +254,27 @@ def _scan(text: str) -> tuple[InfoFedora | None, list[Problem]]:
     body_end = len(text) if hash_at < 0 else hash_at
     fragment = None if hash_at < 0 else text[hash_at + 1 :]
     if fragment is not None:
-        for offset in iri_forbidden(fragment):
-            problems.append(
-                Problem(
-                    f"{CODE}.fragment-character",
-                    f"{describe(fragment[offset])} cannot appear in a fragment",
-                    hash_at + 1 + offset,
-                    hash_at + 2 + offset,
+        # Kept verbatim, so it must already be an RFC 3987 §2.2 ifragment: the canonical
+        # IRI carries it as it is.
+        for position in iri_component_errors(text, hash_at + 1, len(text), "fragment"):
+            if text[position] == "%":
+                problems.append(
+                    Problem(
+                        f"{CODE}.bad-escape",
+                        "'%' must be followed by two hex digits",
+                        position,
+                        min(position + 3, len(text)),
+                    )
                 )
-            )
-        second = fragment.find("#")
-        if second >= 0:
-            problems.append(
-                Problem(
-                    f"{CODE}.fragment-character",
-                    "'#' cannot appear in a fragment",
-                    hash_at + 1 + second,
-                    hash_at + 2 + second,
+            else:
+                problems.append(
+                    Problem(
+                        f"{CODE}.fragment-character",
+                        f"{describe(text[position])} cannot appear in a fragment",
+                        position,
+                        position + 1,
+                    )
                 )
-            )
     query_at = text.find("?", 12, body_end)
     path_end = body_end if query_at < 0 else query_at
 
