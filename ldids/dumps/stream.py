@@ -329,6 +329,8 @@ class _Worker:
         # Read on decide's path, once for every new term: bound once here.
         self._literals_to_iris = config.literals_to_iris
         self._bare_pid_predicates = config.bare_pid_predicates
+        self._config = config
+        self._decide = decision.decide
 
     @property
     def identifiers(self) -> passes.TermCache:
@@ -408,26 +410,32 @@ class _Worker:
                 if raw[close + 1] == "@":
                     return None  # text in a language (decision.is_identifier_literal)
                 datatype = _unescape(raw[close + 4 : -1])
-                if not decision.is_identifier_literal(None, datatype):
+                if datatype not in decision.IDENTIFIER_DATATYPE_IRIS:  # decision.is_identifier_literal
                     return None
             text, is_literal = _unescape(raw[1:close]) if escaped else raw[1:close], True
         else:
             return None  # a blank node
-        predicate = None if bare_predicate is None else _unescape(bare_predicate[1:-1])
-        namespace = self.namespace_of(subject) if predicate in self._bare_pid_predicates else None
-        found = decision.decide(text, is_literal, predicate, namespace, self.settings.config, linkable)
+        if bare_predicate is None:
+            found = self._decide(text, is_literal, None, None, self._config, linkable)
+        else:
+            predicate = _unescape(bare_predicate[1:-1])
+            namespace = self.namespace_of(subject) if predicate in self._bare_pid_predicates else None
+            found = self._decide(text, is_literal, predicate, namespace, self._config, linkable)
         if found is None:
             return None
-        if found.action == "invalid":
-            return (None, True, found.scheme or "", found.problems, _text_of(raw))
-        if found.action == "leave":
-            return self._left[found.reason or ""]
-        for source, target in found.links:
-            self.new_links.append(f"{iri(source)} {_SAME_AS} {iri(target)} .")
-        scheme = found.scheme or ""
-        if found.canonical is None and not (is_literal and self._literals_to_iris):
+        action, scheme, canonical_text, reason, problems, links = found
+        if action == "invalid":
+            return (None, True, scheme or "", problems, _text_of(raw))
+        if action == "leave":
+            return self._left[reason or ""]
+        canonical = canonical_text or text
+        for source, target in links:
+            # The form it was written in: an IRI without escapes is already as iri() writes it.
+            written = raw if target == text and first == "<" and not escaped else iri(target)
+            self.new_links.append(f"{iri(source)} {_SAME_AS} {written} .")
+        scheme = scheme or ""
+        if canonical_text is None and not (is_literal and self._literals_to_iris):
             return self._unchanged[scheme]
-        canonical = found.canonical or text
         new_raw = literal(canonical, None, datatype) if is_literal and not self._literals_to_iris else iri(canonical)
         return self._scheme_byte[scheme] + new_raw.encode()
 

@@ -33,8 +33,7 @@ object its PID names. Statement-level links (identity predicates) are the graph 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ldids.errors import ParseError, Problem
 from ldids.passes.config import Config
@@ -76,9 +75,9 @@ REASONS: dict[str, str] = {
 _FOREIGN_REASON = {"uri-scheme": "bare-pid-uri-scheme", "percent-encoded": "bare-pid-percent-encoded"}
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What becomes of one term (see the module docstring)."""
+class Decision(NamedTuple):
+    """What becomes of one term (see the module docstring). A named tuple: streamed dumps
+    make one for every term they meet for the first time, millions on a large dump."""
 
     action: Action
     scheme: str | None = None
@@ -120,7 +119,7 @@ def decide(
     try:
         canonical = scheme.canonical(text)
     except ParseError as error:
-        return Decision("invalid", scheme.name, problems=tuple(error.problems))
+        return Decision("invalid", scheme.name, None, None, tuple(error.problems), ())
     changed = canonical != text
     links: tuple[tuple[str, str], ...] = ()
     # A link names the form the term was written in, so that form must be an IRI: an IRI,
@@ -131,7 +130,10 @@ def decide(
         fedora = fedora_object_of_poi(canonical, config)
         if fedora is not None:
             links += ((canonical, fedora),)
-    return Decision("rewrite" if changed else "canonical", scheme.name, canonical if changed else None, links=links)
+    # Positional: the commonest call of a streamed dump's first pass over its terms.
+    if changed:
+        return Decision("rewrite", scheme.name, canonical, None, (), links)
+    return Decision("canonical", scheme.name, None, None, (), links)
 
 
 def _bare(
@@ -181,10 +183,7 @@ def subject_namespace(subject: str | None, config: Config) -> str | None:
     if subject is None:
         return None
     scheme = config.registry.detect_prefixed(subject)
-    if scheme is None:
-        return None
-    value, problems = scheme.scan(subject)
-    return None if value is None or problems else scheme.pid_namespace(value)
+    return None if scheme is None else scheme.pid_namespace(subject)
 
 
 def fedora_object_of_poi(text: str, config: Config) -> str | None:

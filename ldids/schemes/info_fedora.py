@@ -412,7 +412,8 @@ SCHEME: Scheme[InfoFedora] = Scheme(
     precedence=10,
     prefix=PREFIX,  # RFC 4452: "info" and the namespace "fedora" in any case
     prefilter=(PREFIX,),
-    pid_namespace=lambda value: None if value.pid is None else value.pid.namespace,
+    # A canonical info:fedora IRI holds a normalized PID (namespace ':' object-id) or '*'.
+    pid_namespace=lambda iri: None if iri.startswith("info:fedora/*") else iri[len(PREFIX) :].split(":", 1)[0],
     normalized=NORMALIZED_RE,
     normalized_check=_parameters_in_order,
     iri_of_normalized=str,

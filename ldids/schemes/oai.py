@@ -145,8 +145,9 @@ SCHEME: Scheme[OaiIdentifier] = Scheme(
     precedence=20,
     prefix="oai:",  # the scheme "oai" in any case (RFC 3986 §3.1)
     prefilter=("oai:",),
-    # A Fedora repository's OAI provider uses the object's PID as the local part.
-    pid_namespace=lambda value: pid_namespace_of(value.local),
+    # A Fedora repository's OAI provider uses the object's PID as the local part; the
+    # canonical IRI is the POI, whose local part follows the namespace's '/'.
+    pid_namespace=lambda iri: pid_namespace_of(iri[len(POI_PREFIX) :].split("/", 1)[1]),
     normalized=NORMALIZED_RE,
     iri_of_normalized=_poi_of_normalized,
     equivalents=_equivalents,

@@ -36,6 +36,7 @@ __all__ = ["DEFAULT", "PRECEDENCE", "Foreign", "Inspection", "Registry", "Unknow
 #: Why a bare-PID-shaped text is not a PID whatever its context (DESIGN.md §2).
 Foreign = Literal["uri-scheme", "percent-encoded"]
 _SEPARATOR = re.compile(r"[A-Za-z0-9.\-]+(?::|%3[aA])")
+_HEAD = 96  # longer than any claim needs: the longest, a resolver URL's host and port, percent-encoded
 
 
 class UnknownSchemeError(LdidsError, KeyError):
@@ -144,8 +145,12 @@ class Registry:
         match = _SEPARATOR.match(text)
         if match is None:
             return None
-        namespace_end = match.end() - (1 if text[match.end() - 1] == ":" else 3)
-        if "%" in text and self._prefixed(unquote(text)) is not None:
+        escaped = text[match.end() - 1] != ":"
+        namespace_end = match.end() - (3 if escaped else 1)
+        # Another scheme's identifier, percent-encoded, has its scheme's ':' escaped too
+        # (written plainly it would be that scheme's prefixed form); claims are anchored
+        # prefixes, so decoding the head of the text tells.
+        if escaped and self._prefixed(unquote(text[:_HEAD])) is not None:
             return "percent-encoded"
         if is_uri_scheme(text[:namespace_end]):
             return "uri-scheme"

@@ -12,8 +12,9 @@ other part of ldids needs to know about the scheme (DESIGN.md §8), in one place
   contains: the streamed dump's candidate test and its compiled tables derive from these.
 - ``precedence``: detection order (lower first); the registry sorts by it.
 - ``bare_claim``: the bare forms ``inspect``, asked about one string, recognizes.
-- ``pid_namespace``: the Fedora PID namespace an identifier of the scheme carries, which
-  makes bare PIDs of that namespace in its statements identifiers (§2).
+- ``pid_namespace``: the Fedora PID namespace an identifier of the scheme carries, read
+  off its canonical IRI; it makes bare PIDs of that namespace in its statements
+  identifiers (§2).
 
 :class:`Scheme` turns the scanner into ``check``/``parse``/``normalize``/``to_iri``/
 ``equivalents``. ``check`` never raises; ``parse`` raises
@@ -62,7 +63,7 @@ class Scheme(Generic[V]):
         prefilter: tuple[str, ...] = (),
         claim: str | None = None,
         bare_claim: str | None = None,
-        pid_namespace: Callable[[V], str | None] | None = None,
+        pid_namespace: Callable[[str], str | None] | None = None,
         normalized: re.Pattern[str] | None = None,
         normalized_check: Callable[[re.Match[str]], bool] | None = None,
         max_length: int | None = None,
@@ -170,9 +171,16 @@ class Scheme(Generic[V]):
         """:meth:`canonical` by the full scan alone (the reference the shortcuts are tested against)."""
         return self.parse(text).iri
 
-    def pid_namespace(self, value: V) -> str | None:
-        """The namespace of the Fedora PID ``value`` carries, if it carries one."""
-        return None if self._pid_namespace is None else self._pid_namespace(value)
+    def pid_namespace(self, text: str) -> str | None:
+        """The namespace of the Fedora PID the identifier ``text`` carries, if it is valid
+        and carries one."""
+        if self._pid_namespace is None:
+            return None
+        try:
+            canonical = self.canonical(text)  # the fast paths: subjects are met millions of times
+        except ParseError:
+            return None
+        return self._pid_namespace(canonical)
 
     def to_iri(self, value: V) -> str:
         """The canonical IRI of a parsed identifier."""
