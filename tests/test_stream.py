@@ -21,9 +21,10 @@ from hypothesis import settings as examples
 from hypothesis import strategies as st
 
 from ldids.dumps import run as dumps
+from ldids.dumps.blocks import blocks
 from ldids.dumps.grammar import diagnose, grammar
 from ldids.dumps.run import _read_range, normalize_dump
-from ldids.dumps.stream import Settings, SortedUnique, blocks, difference, process_block
+from ldids.dumps.stream import Settings, SortedUnique, difference, process_block
 from ldids.errors import InputError
 from ldids.passes import graph as passes
 from ldids.passes.config import Config

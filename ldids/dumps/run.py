@@ -42,13 +42,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn, Protocol, cast
 
+from ldids.dumps.blocks import blocks
 from ldids.dumps.stream import (
     BadLine,
     BlockResult,
     BytesLike,
     Settings,
     SortedUnique,
-    blocks,
     difference,
     new_run,
     process_block,

@@ -29,7 +29,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 from rdflib import Graph
 
 from ldids import __version__
-from ldids.dumps.stream import BlockCutter, Settings, SortedUnique, difference, process_block
+from ldids.dumps.blocks import BlockCutter
+from ldids.dumps.stream import Settings, SortedUnique, difference, process_block
 from ldids.errors import InputError, LdidsError, ParseError
 from ldids.ntriples import Quad
 from ldids.passes import graph as passes
