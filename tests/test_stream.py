@@ -24,7 +24,8 @@ from ldids.dumps import run as dumps
 from ldids.dumps.blocks import blocks
 from ldids.dumps.grammar import diagnose, grammar
 from ldids.dumps.run import _read_range, normalize_dump
-from ldids.dumps.stream import Settings, SortedUnique, difference, process_block
+from ldids.dumps.sorting import SortedUnique, difference
+from ldids.dumps.stream import Settings, process_block
 from ldids.errors import InputError
 from ldids.passes import graph as passes
 from ldids.passes.config import Config
@@ -183,10 +184,10 @@ def test_sorted_unique_is_sorted_set_whatever_the_runs(additions: list[list[str]
 
 def test_sorted_unique_merges_runs_longer_than_a_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs read a few lines at a time merge the same."""
-    from ldids.dumps import stream
+    from ldids.dumps import sorting
 
-    merged = stream._merged
-    monkeypatch.setattr(stream, "_merged", lambda runs: merged(runs, read=8))
+    merged = sorting._merged
+    monkeypatch.setattr(sorting, "_merged", lambda runs: merged(runs, read=8))
     collected = SortedUnique(run_size=50)
     words = [f"{n * 7919 % 1000:03d}" for n in range(2000)] + ["a", "a\tb", "a\x00"]
     for start in range(0, len(words), 30):

@@ -43,13 +43,12 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn, Protocol, cast
 
 from ldids.dumps.blocks import blocks
+from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import (
     BadLine,
     BlockResult,
     BytesLike,
     Settings,
-    SortedUnique,
-    difference,
     new_run,
     process_block,
     shared_decisions,

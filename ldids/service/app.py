@@ -30,7 +30,8 @@ from rdflib import Graph
 
 from ldids import __version__
 from ldids.dumps.blocks import BlockCutter
-from ldids.dumps.stream import Settings, SortedUnique, difference, process_block
+from ldids.dumps.sorting import SortedUnique, difference
+from ldids.dumps.stream import Settings, process_block
 from ldids.errors import InputError, LdidsError, ParseError
 from ldids.ntriples import Quad
 from ldids.passes import graph as passes
