@@ -74,7 +74,7 @@ def assert_same(compiled: BlockResult, python: BlockResult) -> None:
     assert compiled.bad == python.bad
     assert (compiled.problems, compiled.problem_samples) == (python.problems, python.problem_samples)
     # The compiled loop lists a term's links once per block, the Python loop once per
-    # occurrence; both are de-duplicated across blocks (ldids.dumps.stream.SortedUnique).
+    # occurrence; both are de-duplicated across blocks (ldids.dumps.sorting.SortedUnique).
     assert sorted(set(compiled.links)) == sorted(set(python.links))
     assert compiled.same_as == python.same_as
     assert compiled.crosswalk == python.crosswalk

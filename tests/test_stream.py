@@ -21,8 +21,12 @@ from hypothesis import settings as examples
 from hypothesis import strategies as st
 
 from ldids.dumps import run as dumps
-from ldids.dumps.run import DumpSummary, _read_range, normalize_dump
-from ldids.dumps.stream import Settings, SortedUnique, blocks, diagnose, difference, grammar, process_block
+from ldids.dumps.blocks import blocks
+from ldids.dumps.grammar import diagnose, grammar
+from ldids.dumps.pool import _Pool, _read_range
+from ldids.dumps.run import DumpSummary, normalize_dump
+from ldids.dumps.sorting import SortedUnique, difference
+from ldids.dumps.stream import Settings, process_block
 from ldids.errors import InputError
 from ldids.passes import graph as passes
 from ldids.passes.config import Config
@@ -188,10 +192,10 @@ def test_sorted_unique_is_sorted_set_whatever_the_runs(additions: list[list[str]
 
 def test_sorted_unique_merges_runs_longer_than_a_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """Runs read a few lines at a time merge the same."""
-    from ldids.dumps import stream
+    from ldids.dumps import sorting
 
-    merged = stream._merged
-    monkeypatch.setattr(stream, "_merged", lambda runs: merged(runs, read=8))
+    merged = sorting._merged
+    monkeypatch.setattr(sorting, "_merged", lambda runs: merged(runs, read=8))
     collected = SortedUnique(run_size=50)
     words = [f"{n * 7919 % 1000:03d}" for n in range(2000)] + ["a", "a\tb", "a\x00"]
     for start in range(0, len(words), 30):
@@ -383,21 +387,21 @@ def test_results_come_back_whole_through_slots_or_files(
     source = dump(tmp_path)
     expected = tmp_path / "alone.nt"
     normalize_dump([str(source)], str(expected), Settings(Config()), workers=1, block_size=2048)
-    pool = dumps._Pool.__init__
+    pool = _Pool.__init__
 
-    def sized(self: dumps._Pool, processes: int, settings_: Settings, **_: int) -> None:
+    def sized(self: _Pool, processes: int, settings_: Settings, **_: int) -> None:
         pool(self, processes, settings_, slot_size)
 
-    monkeypatch.setattr(dumps._Pool, "__init__", sized)
+    monkeypatch.setattr(_Pool, "__init__", sized)
     in_files: list[bool] = []  # for each result a worker handed over: did it come by file?
-    take = dumps._Pool.take
+    take = _Pool.take
 
-    def recorded(self: dumps._Pool, worker: int, number: int, part: str) -> Any:
+    def recorded(self: _Pool, worker: int, number: int, part: str) -> Any:
         result = take(self, worker, number, part)
         in_files.append(isinstance(result[1], Path))
         return result
 
-    monkeypatch.setattr(dumps._Pool, "take", recorded)
+    monkeypatch.setattr(_Pool, "take", recorded)
     out = tmp_path / "out.nt"
     normalize_dump([str(source)], str(out), Settings(Config()), workers=3, block_size=2048)
     assert out.read_bytes() == expected.read_bytes()
@@ -421,15 +425,15 @@ def test_spawned_workers_give_the_same_bytes(tmp_path: Path, monkeypatch: pytest
     one = normalize_dump([str(source)], str(forked), Settings(Config()), workers=3, block_size=4096)
     monkeypatch.setattr(sys, "platform", "darwin")
     in_files: list[bool] = []
-    take = dumps._Pool.take
+    take = _Pool.take
 
-    def recorded(self: dumps._Pool, worker: int, number: int, part: str) -> Any:
+    def recorded(self: _Pool, worker: int, number: int, part: str) -> Any:
         assert self._processes[worker]._start_method == "spawn"  # type: ignore[attr-defined]
         result = take(self, worker, number, part)
         in_files.append(isinstance(result[1], Path))
         return result
 
-    monkeypatch.setattr(dumps._Pool, "take", recorded)
+    monkeypatch.setattr(_Pool, "take", recorded)
     two = normalize_dump([str(source)], str(spawned), Settings(Config()), workers=3, block_size=4096)
     assert spawned.read_bytes() == forked.read_bytes()
     assert timeless(two) == timeless(one)
@@ -465,7 +469,7 @@ def test_runs_in_threads_at_once_keep_to_their_own_buffers(tmp_path: Path) -> No
 def test_idle_workers_end_when_their_pipes_close() -> None:
     """At the end of a run the workers end by themselves (exit 0), not by a signal: each
     closed the copies of the other pipes' ends that it was forked with."""
-    pool = dumps._Pool(3, Settings(Config()))
+    pool = _Pool(3, Settings(Config()))
     pool.close()
     assert [process.exitcode for process in pool._processes] == [0, 0, 0]
 
@@ -474,8 +478,8 @@ def test_workers_of_two_pools_at_once_end_when_their_pipes_close() -> None:
     """Two runs at once in one process (two threads): the second pool's workers are forked
     with the first pool's pipes, and close them too; else the first pool's workers would
     wait for chunks until terminated."""
-    first = dumps._Pool(2, Settings(Config()))
-    second = dumps._Pool(2, Settings(Config()))
+    first = _Pool(2, Settings(Config()))
+    second = _Pool(2, Settings(Config()))
     first.close()
     second.close()
     assert [process.exitcode for process in first._processes + second._processes] == [0, 0, 0, 0]
@@ -488,11 +492,12 @@ def test_workers_end_however_soon_the_run_ends(tmp_path: Path) -> None:
     dropped, and the run waited for that worker forever."""
     script = (
         "import signal, sys\n"
-        "from ldids.dumps import run as dumps, stream\n"
+        "from ldids.dumps import stream\n"
+        "from ldids.dumps.pool import _Pool\n"
         "from ldids.passes.config import Config\n"
         "signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))\n"
         "for _ in range(20):\n"
-        "    pool = dumps._Pool(2, stream.Settings(Config()))\n"
+        "    pool = _Pool(2, stream.Settings(Config()))\n"
         "    for process in pool._processes:\n"
         "        process.terminate()\n"
         "    pool.close()\n"
@@ -516,9 +521,9 @@ def test_a_worker_process_that_fails_or_dies_stops_the_run(
 ) -> None:
     """What goes wrong in a worker process stops the run with an error that says so, and
     leaves no output (the workers are forked: they run the function patched here)."""
-    from ldids.dumps import run as dumps
+    from ldids.dumps import pool
 
-    run_chunk = dumps._run_chunk
+    run_chunk = pool._run_chunk
     coordinator = os.getpid()
 
     def broken(chunk: Any, settings: Settings) -> Any:
@@ -528,7 +533,7 @@ def test_a_worker_process_that_fails_or_dies_stops_the_run(
             os._exit(3)
         raise OSError("No space left on device")
 
-    monkeypatch.setattr(dumps, "_run_chunk", broken)
+    monkeypatch.setattr(pool, "_run_chunk", broken)
     source = dump(tmp_path, 300)
     with pytest.raises(RuntimeError) as caught:
         normalize_dump([str(source)], str(tmp_path / "out.nt"), Settings(Config()), block_size=512, workers=2)

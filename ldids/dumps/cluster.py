@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ldids.dumps.run import DumpSummary, crosswalk_line
-from ldids.dumps.stream import BadLine, BlockResult, Settings, SortedUnique, difference, new_run, process_block
+from ldids.dumps.sorting import SortedUnique, difference
+from ldids.dumps.stream import BadLine, BlockResult, Settings, new_run, process_block
 from ldids.errors import InputError
 from ldids.passes.graph import Crosswalk
 

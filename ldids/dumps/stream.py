@@ -15,28 +15,28 @@ is kept) go through :func:`ldids.passes.graph.rewrite_quad` and :func:`ldids.pas
 rdflib terms.
 
 The per-line loop is compiled (``ldids/dumps/_scan.c``); the loop here in Python is its
-reference, and tests/test_scan.py holds the two equal.
+reference, and tests/test_scan.py holds the two equal. The grammar's regexes, and what
+they say of a bad line, are in :mod:`ldids.dumps.grammar`; the cutting of a dump into
+blocks, in :mod:`ldids.dumps.blocks`; the de-duplication of the links and crosswalk rows
+of a run's blocks, in :mod:`ldids.dumps.sorting`.
 """
 
 from __future__ import annotations
 
-import bisect
 import contextlib
-import functools
 import gc
-import itertools
 import os
 import re
-import tempfile
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import IO, TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING
 from typing import Literal as Kind
 
+from ldids.dumps.grammar import _NOTHING, _UNDECODED, _parse_term, _unescape, _why_bad, grammar
 from ldids.errors import Problem
 from ldids.ntriples import Quad, iri, literal, quad_line, term
 from ldids.passes import decision
@@ -65,120 +65,12 @@ COMPILED = _scan is not None
 __all__ = [
     "COMPILED",
     "BadLine",
-    "BlockCutter",
     "BlockResult",
-    "Grammar",
     "Settings",
-    "SortedUnique",
-    "blocks",
-    "diagnose",
-    "difference",
-    "grammar",
     "new_run",
     "process_block",
     "shared_decisions",
 ]
-
-# -- The statement grammar -------------------------------------------------------------------
-
-_HEX4, _HEX8 = r"[0-9A-Fa-f]{4}", r"[0-9A-Fa-f]{8}"
-# Loops are unrolled (a run of plain characters, then escapes each followed by a run):
-# Python's re is several times faster on that than on a per-character alternation.
-_IRI_PLAIN = r'[^\x00-\x20<>"{}|^`\\]*'
-_IRI = rf"<{_IRI_PLAIN}(?:\\(?:u{_HEX4}|U{_HEX8}){_IRI_PLAIN})*>"
-_PN_START = (
-    "A-Za-z0-9_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff\u200c-\u200d"
-    "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff"
-)
-_PN_REST = _PN_START + "\\-\u00b7\u0300-\u036f\u203f-\u2040"
-# Terminals match longest first (N-Triples §7): a label takes every label character it can
-# and gives back only trailing dots, so "_:a_" is one label, never "_:a" then "_".
-_BNODE = rf"_:[{_PN_START}](?:[{_PN_REST}.]*[{_PN_REST}])?(?![{_PN_REST}.]*[{_PN_REST}])"
-_STRING_PLAIN = r'[^"\\\n\r]*'
-_STRING = rf'"{_STRING_PLAIN}(?:\\(?:[tbnrf"\'\\]|u{_HEX4}|U{_HEX8}){_STRING_PLAIN})*"'
-_LITERAL = rf"{_STRING}(?:@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*|\^\^{_IRI})?"
-_WS = r"[ \t]*"
-_NOTHING = re.compile(r"[ \t]*(?:#.*)?")
-_EXPECTED = {"subject": "an IRI or blank node", "predicate": "an IRI", "object": "an IRI, blank node or literal"}
-_END = re.compile(rf"{_WS}\.{_WS}(?:#.*)?$")
-
-
-class Grammar(NamedTuple):
-    statement: re.Pattern[str]  # one whole statement; groups: subject, predicate, object, graph
-    pieces: tuple[tuple[str, re.Pattern[str]], ...]  # subject, predicate, object one by one
-    graph: re.Pattern[str]
-
-
-@functools.cache
-def grammar() -> Grammar:
-    """The statement grammar's regexes, compiled when first needed: the blank node label's
-    Unicode ranges take ~0.1 s to compile, and the compiled loop needs them only for the
-    rare lines it hands back to Python."""
-    term = rf"{_IRI}|{_BNODE}"
-    return Grammar(
-        re.compile(rf"{_WS}({term}){_WS}({_IRI}){_WS}({term}|{_LITERAL}){_WS}(?:({term}){_WS})?\.{_WS}(?:#.*)?"),
-        (
-            ("subject", re.compile(rf"{_WS}({term})")),
-            ("predicate", re.compile(rf"{_WS}({_IRI})")),
-            ("object", re.compile(rf"{_WS}({term}|{_LITERAL})")),
-        ),
-        re.compile(rf"{_WS}({term})"),
-    )
-
-
-_UNDECODED = re.compile("[\udc80-\udcff]")  # bytes that were not UTF-8 (surrogateescape)
-_ESCAPE = re.compile(rf"\\(?:u({_HEX4})|U({_HEX8})|([tbnrf\"'\\]))")
-_ECHAR = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
-
-
-def _unescape(text: str) -> str:
-    if "\\" not in text:
-        return text
-
-    def one(match: re.Match[str]) -> str:
-        code = match.group(1) or match.group(2)
-        return chr(int(code, 16)) if code else _ECHAR[match.group(3)]
-
-    return _ESCAPE.sub(one, text)
-
-
-def _parse_term(raw: str) -> Node:
-    from rdflib.term import BNode, Literal, URIRef
-
-    if raw[0] == "<":
-        return URIRef(_unescape(raw[1:-1]))
-    if raw[0] == "_":
-        return BNode(raw[2:])
-    close = raw.rindex('"')
-    lexical = _unescape(raw[1:close])
-    rest = raw[close + 1 :]
-    if rest.startswith("@"):
-        return Literal(lexical, lang=rest[1:])
-    if rest.startswith("^^"):
-        return Literal(lexical, datatype=URIRef(_unescape(rest[3:-1])))
-    return Literal(lexical)
-
-
-def diagnose(line: str, quads: bool) -> tuple[int, str]:
-    """Where (1-based column) and why a line is not a statement."""
-    position = 0
-    rules = grammar()
-    for name, piece in rules.pieces:
-        found = piece.match(line, position)
-        if found is None:
-            column = position + len(line[position:]) - len(line[position:].lstrip(" \t")) + 1
-            return column, f"expected the {name} ({_EXPECTED[name]})"
-        position = found.end()
-    graph = rules.graph.match(line, position)
-    if graph is not None:
-        if not quads:
-            return graph.start(1) + 1, "an N-Triples statement has three terms (use N-Quads for graph names)"
-        position = graph.end()
-    if _END.match(line, position) is None:
-        column = position + len(line[position:]) - len(line[position:].lstrip(" \t")) + 1
-        return column, "expected '.' to end the statement"
-    return 1, "not a statement"
-
 
 # -- One block ---------------------------------------------------------------------------------
 
@@ -544,18 +436,6 @@ def process_block(
             gc.enable()
 
 
-def _why_bad(body: str, quads: bool) -> tuple[int, str]:
-    """Column (1-based) and message for a line that is not a statement; ``body`` decoded
-    with surrogateescape, so bytes that were not UTF-8 are lone surrogates."""
-    not_utf8 = _UNDECODED.search(body)
-    if not_utf8 is not None:
-        return not_utf8.start() + 1, "not UTF-8"
-    match = grammar().statement.fullmatch(body)
-    if match is not None and match.group(4) is not None and not quads:
-        return match.start(4) + 1, "an N-Triples statement has three terms (use N-Quads for graph names)"
-    return diagnose(body, quads)
-
-
 def _bad_line(result: BlockResult, number: int, body: str, quads: bool) -> None:
     column, message = _why_bad(body, quads)
     text = body.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
@@ -733,175 +613,3 @@ def _whole_statement(worker: _Worker, pieces: list[str | None], number: int, res
         if settings.crosswalk:
             result.crosswalk.append(passes.Crosswalk.of_rewrite(change, rewritten=new_line))
     return new_line
-
-
-# -- Cutting a stream into blocks ----------------------------------------------------------------
-
-
-class BlockCutter:
-    """Cuts a byte stream, fed chunk by chunk, into blocks of whole lines, numbering the
-    first line of each (for files and for HTTP bodies alike)."""
-
-    def __init__(self) -> None:
-        self._rest = b""
-        self._line = 1
-
-    def feed(self, chunk: bytes) -> tuple[bytes, int] | None:
-        """The whole lines completed by ``chunk`` and their first line's number, if any."""
-        data = self._rest + chunk
-        cut = data.rfind(b"\n")
-        if cut < 0:
-            self._rest = data
-            return None
-        block, self._rest = data[: cut + 1], data[cut + 1 :]
-        first, self._line = self._line, self._line + block.count(b"\n")
-        return block, first
-
-    def end(self) -> tuple[bytes, int] | None:
-        """The last line, if the stream did not end with a line break."""
-        if not self._rest:
-            return None
-        block, self._rest = self._rest + b"\n", b""
-        return block, self._line
-
-
-class Readable(Protocol):
-    """A binary stream blocks() can read: files, standard input, gzip and bz2 files, BytesIO."""
-
-    def readinto(self, buffer: memoryview, /) -> int | None: ...
-
-
-def blocks(stream: Readable, size: int = 1 << 22) -> Iterator[tuple[bytes, int]]:
-    """Blocks of whole lines (about ``size`` bytes) and the number of each block's first line.
-
-    The stream is read into one buffer, used again for every block: a fresh block-sized
-    object for each read and each cut costs more in page faults than the copying (a third
-    of the cutting time at 2 MiB blocks)."""
-    buffer = bytearray(size)
-    kept, first = 0, 1  # kept: the unfinished line at the start of the buffer
-    while True:
-        if kept == len(buffer):  # a line longer than the buffer: make room
-            buffer.extend(bytes(len(buffer)))
-        with memoryview(buffer) as view:
-            read = stream.readinto(view[kept:])
-        if not read:
-            if kept:  # the last line, without a line break
-                yield bytes(buffer[:kept]) + b"\n", first
-            return
-        end = kept + read
-        cut = buffer.rfind(b"\n", kept, end)
-        if cut < 0:
-            kept = end
-            continue
-        with memoryview(buffer) as view:
-            block = bytes(view[: cut + 1])
-        buffer[: end - cut - 1] = buffer[cut + 1 : end]
-        kept = end - cut - 1
-        yield block, first
-        first += block.count(b"\n")
-
-
-# -- De-duplicating links and crosswalk rows in bounded memory -----------------------------------
-
-
-class SortedUnique:
-    """Lines, de-duplicated and sorted, in bounded memory: sorted runs spill to temporary
-    files and are merged at the end (an external sort, like ``sort -u``).
-
-    Each batch added is kept sorted as a piece; the pieces are merged when a run spills
-    or the lines are read. Merging pieces sorted already takes a third of the comparisons
-    of sorting the lines afresh (timsort merges the pieces it finds), and a batch can be
-    sorted where it was made: a worker process sorts the links of its chunk, so what is
-    left to do once the dump is read, on one core, is the merge."""
-
-    # A run of 100k link lines holds ~20 MB; smaller runs cost more than they save: each
-    # is one more file to write and one more way in the merge, which runs in Python
-    # (benchmarks/dump.py, 1M triples: 0.29 s for runs of 20k lines, 0.09 s for 100k).
-    def __init__(self, run_size: int = 100_000) -> None:
-        self.run_size = run_size
-        self._pieces: list[list[str]] = []
-        self._held = 0  # lines in the pieces, copies included
-        self._runs: list[IO[str]] = []
-
-    def __bool__(self) -> bool:
-        return bool(self._pieces or self._runs)
-
-    def add_all(self, lines: Iterable[str]) -> None:
-        piece = sorted(lines)  # linear for lines sorted already
-        if piece:
-            self._pieces.append(piece)
-            self._held += len(piece)
-            if self._held >= self.run_size:
-                self._spill()
-
-    def _take_pieces(self) -> list[str]:
-        """The lines held in memory, sorted, each once; the pieces are let go."""
-        merged = sorted(itertools.chain.from_iterable(self._pieces))
-        self._pieces.clear()
-        self._held = 0
-        return [line for line, _ in itertools.groupby(merged)]
-
-    def _spill(self) -> None:
-        if not self._pieces:
-            return
-        # Closed in __iter__, after the merge: it must outlive this method. Any str goes
-        # through unchanged (a \uD800 escape in a dump is a lone surrogate in its text).
-        run = tempfile.TemporaryFile(  # noqa: SIM115
-            "w+", encoding="utf-8", errors="surrogatepass", newline="\n", prefix="ldids-run-"
-        )
-        lines = self._take_pieces()
-        for start in range(0, len(lines), 10_000):  # a slice at a time: a bounded copy to write
-            run.write("\n".join(lines[start : start + 10_000]) + "\n")
-        run.seek(0)
-        self._runs.append(run)
-
-    def __iter__(self) -> Iterator[str]:
-        """Each distinct line once, in sorted order; consumes the collection."""
-        if not self._runs:
-            yield from self._take_pieces()
-            return
-        self._spill()
-        try:
-            yield from _merged(self._runs)
-        finally:
-            for run in self._runs:
-                run.close()
-            self._runs.clear()
-
-
-def _merged(runs: list[IO[str]], read: int = 1 << 16) -> Iterator[str]:
-    """The lines of sorted files (each line ending in a line break), merged, each once.
-
-    Lines are compared without their line breaks, as they were sorted: with them, "a\tb"
-    would come before "a" ("\t" is below "\n"). Merged in batches rather than a line at a
-    time through a heap: every buffered line up to the smallest of the runs' last buffered
-    lines comes before any line not yet read, so those are sorted together, which for
-    pieces sorted already is a merge, done in C (timsort)."""
-    pending = [(run, [line[:-1] for line in run.readlines(read)]) for run in runs]
-    pending = [(run, lines) for run, lines in pending if lines]
-    while pending:
-        bound = min(lines[-1] for _, lines in pending)
-        batch: list[str] = []
-        refilled = []
-        for run, lines in pending:
-            cut = bisect.bisect_right(lines, bound)
-            batch += lines[:cut]
-            rest = lines[cut:] or [line[:-1] for line in run.readlines(read)]
-            if rest:
-                refilled.append((run, rest))
-        pending = refilled
-        # Every line left, read or not, is above the bound (a run holds each line once):
-        # a line in several runs is in one batch, where groupby sees its copies together.
-        batch.sort()
-        yield from [line for line, _ in itertools.groupby(batch)]
-
-
-def difference(left: Iterable[str], right: Iterable[str]) -> Iterator[str]:
-    """Lines of sorted ``left`` that are not in sorted ``right``, in one merging pass."""
-    others = iter(right)
-    other = next(others, None)
-    for line in left:
-        while other is not None and other < line:
-            other = next(others, None)
-        if line != other:
-            yield line

@@ -11,7 +11,9 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
-from ldids.dumps.stream import BlockCutter, BlockResult, Settings, SortedUnique, difference, process_block
+from ldids.dumps.blocks import BlockCutter
+from ldids.dumps.sorting import SortedUnique, difference
+from ldids.dumps.stream import BlockResult, Settings, process_block
 from ldids.errors import InputError
 from ldids.passes import graph as passes
 from ldids.rdf import io as rdfio

@@ -1,0 +1,371 @@
+"""Worker processes for a run on every core, and how any process works on one chunk of a dump.
+
+A chunk is a byte range of a plain file or a block read already (:class:`_Chunk`); the
+process that takes it reads it and writes its output into buffers of its own thread. A
+worker process hands each result back to the coordinator (:mod:`ldids.dumps.run`, which
+cuts the chunks and writes the results in order) in memory they share, or in files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import pickle
+import signal
+import sys
+import threading
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+from ldids.dumps.stream import BlockResult, BytesLike, Settings, process_block
+
+if TYPE_CHECKING:
+    import mmap
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """What one task works on: the lines that start in bytes [start, stop) of a plain file,
+    or (``data`` not None) the lines themselves."""
+
+    path: str
+    start: int = 0
+    stop: int = 0
+    data: bytes | None = None
+
+
+def _read_range(path: str, start: int, stop: int, buffer: bytearray) -> memoryview:
+    """The lines of ``path`` whose first byte lies in [start, stop), read into ``buffer``
+    (grown as needed; a worker reuses one, rather than fault in fresh pages per chunk)."""
+    with open(path, "rb") as stream:
+        if start > 0:
+            stream.seek(start - 1)
+            stream.readline()  # the end of a line that began before start: the previous range's
+        begin = stream.tell()
+        if begin >= stop:
+            return memoryview(b"")
+        wanted = stop - begin
+        _make_room(buffer, wanted)
+        view = memoryview(buffer)
+        length = 0
+        while length < wanted and (count := stream.readinto(view[length:wanted])):
+            length += count
+        if length == 0 or buffer[length - 1] == ord("\n"):
+            return view[:length]
+        # The last line began in range: it is this range's.
+        rest = stream.readline()
+        view.release()
+        _make_room(buffer, length + len(rest))
+        buffer[length : length + len(rest)] = rest
+        return memoryview(buffer)[: length + len(rest)]
+
+
+def _make_room(buffer: bytearray, size: int) -> None:
+    if len(buffer) < size:
+        buffer.extend(bytes(size - len(buffer)))
+
+
+class _Buffers(threading.local):
+    """What a thread reads chunks into and writes outputs into, reused rather than fresh
+    megabytes per block. A thread's own: runs in two threads at once must not share them."""
+
+    def __init__(self) -> None:
+        self.chunk = bytearray()
+        # Outputs written already, whose buffers the next blocks write into (process_block's
+        # into): as many as there were blocks waiting to be written at once.
+        self.spare: list[bytearray] = []
+
+
+_BUFFERS = _Buffers()
+
+
+def _output_buffer() -> bytearray:
+    return _BUFFERS.spare.pop() if _BUFFERS.spare else bytearray()
+
+
+def _written(output: BytesLike) -> None:
+    """``output`` is written: a buffer of this thread's takes another block's next, a view
+    of a worker's slot lets the slot go."""
+    if isinstance(output, bytearray):
+        _BUFFERS.spare.append(output)
+    elif isinstance(output, memoryview):
+        output.release()
+
+
+def _run_chunk(chunk: _Chunk, settings: Settings) -> BlockResult:
+    """One chunk's lines through process_block (numbered from 1), the output in a buffer
+    of this thread's (see :func:`_written`)."""
+    if chunk.data is not None:
+        return process_block(chunk.data, 1, settings, into=_output_buffer())
+    with _read_range(chunk.path, chunk.start, chunk.stop, _BUFFERS.chunk) as data:
+        return process_block(data, 1, settings, into=_output_buffer())
+
+
+def _detached(result: BlockResult) -> tuple[BlockResult, BytesLike]:
+    """The result without its output, and the output."""
+    output, result.output = result.output, b""
+    return result, output
+
+
+class _Pool:
+    """Worker processes, each fed through a pipe of its own.
+
+    Tasks are written to a worker's pipe ahead of time (it holds many), and a worker sends
+    back one short line per task, in order, so neither side waits on the other. There is no
+    thread here: a ProcessPoolExecutor feeds its workers from threads of this process, which
+    wait for the GIL while this process works on a chunk of its own, and the workers idle.
+
+    A forked worker hands each result over in a slot of memory it shares with this process
+    (SLOTS of them, used in turn): the output, then the rest of the result pickled. This
+    process writes the output from there and lets the slot go. Part files cost more: each
+    is new pages for the kernel to take, fill, copy and free (a fifth of the CPU time the
+    kernel spent on a 2-worker run). What does not fit its slot, and everything a spawned
+    worker does (no fork: macOS, Windows), goes through files in the run's directory.
+    """
+
+    DEPTH = 2  # chunks queued per worker before this process takes one itself
+    SLOTS = 2 * DEPTH  # results of a worker's handed over and not yet taken, at most
+
+    def __init__(self, processes: int, settings: Settings, slot_size: int = 0) -> None:
+        import mmap
+        import multiprocessing  # here: a run with one worker starts without them (~10 ms)
+
+        # Forked where that is safe, so workers share the table of decisions made before.
+        context = (
+            multiprocessing.get_context("fork") if sys.platform == "linux" else multiprocessing.get_context("spawn")
+        )
+        forked = context.get_start_method() == "fork"
+        self._slot_size = slot_size
+        self._connections: list[Connection] = []
+        self._processes: list[BaseProcess] = []
+        self._slots: list[mmap.mmap | None] = []
+        self._sent: list[int] = []
+        self._done: list[int] = []
+        self._taken: list[int] = []
+        self._replies: list[deque[_Reply]] = []
+        # What exists now is shared with the forked workers until written to: kept out of
+        # the cycle collector's sight (gc.freeze), its passes do not copy those pages.
+        gc.freeze()
+        # A worker starts with Ctrl-C and SIGTERM held back until it has set its own way of
+        # taking them (_quiet_worker). Otherwise a signal that comes at once runs the
+        # handler inherited from this process, and CPython drops it ("ignored due to race
+        # condition") when that handler has been replaced by then: the worker lives on.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS) if _CAN_HOLD else None
+        try:
+            for _ in range(processes):
+                mine, theirs = context.Pipe()
+                # A forked worker closes its copies of this process's ends of the pipes,
+                # its own and every other open one (this pool's, and another's in a run in
+                # another thread): else a pipe would stay open when this process closes it,
+                # and its worker would wait for a chunk forever.
+                _OPEN_ENDS.add(mine)
+                ours = tuple(_OPEN_ENDS) if forked else ()
+                # Anonymous memory is shared with a child that is forked (MAP_SHARED).
+                slots = mmap.mmap(-1, self.SLOTS * slot_size) if forked and slot_size > 0 else None
+                process = context.Process(target=_serve, args=(theirs, settings, ours, slots), daemon=True)
+                process.start()
+                theirs.close()
+                self._connections.append(mine)
+                self._processes.append(process)
+                self._slots.append(slots)
+                self._sent.append(0)
+                self._done.append(0)
+                self._taken.append(0)
+                self._replies.append(deque())
+        finally:
+            gc.unfreeze()
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+    def free_worker(self) -> int | None:
+        """The worker with the fewest unfinished chunks, if it has fewer than DEPTH and a
+        slot free for one more."""
+        for worker in range(len(self._connections)):
+            self._collect(worker)
+        free = [
+            worker
+            for worker in range(len(self._connections))
+            if self._sent[worker] - self._done[worker] < self.DEPTH
+            and self._sent[worker] - self._taken[worker] < self.SLOTS
+        ]
+        return min(free, key=lambda worker: self._sent[worker] - self._done[worker], default=None)
+
+    def submit(self, worker: int, chunk: _Chunk, part: str) -> int:
+        """Queues a chunk; its number among the worker's tasks (see :meth:`take`)."""
+        try:
+            self._connections[worker].send((chunk, part))
+        except OSError:  # the pipe is broken: the worker is gone
+            self._lost(worker)
+        self._sent[worker] += 1
+        return self._sent[worker]
+
+    def is_done(self, worker: int, number: int) -> bool:
+        self._collect(worker)
+        return self._done[worker] >= number
+
+    def take(self, worker: int, number: int, part: str) -> tuple[BlockResult, BytesLike | Path]:
+        """The result of the worker's task ``number`` (waiting for it), and its output: a
+        view of the slot, which stays the task's until the view is released, or the part
+        file. A worker's tasks are taken in the order they were queued."""
+        while self._done[worker] < number:
+            self._receive(worker)
+        reply = self._replies[worker].popleft()
+        self._taken[worker] += 1
+        assert self._taken[worker] == number, "a worker's results are taken in order"
+        slots = self._slots[worker]
+        if reply is None or slots is None:
+            with open(f"{part}.result", "rb") as rest:
+                result: BlockResult = pickle.load(rest)
+            os.unlink(f"{part}.result")
+            return result, Path(part)
+        length, rest_length = reply
+        start = (number - 1) % self.SLOTS * self._slot_size
+        with memoryview(slots) as whole:
+            with whole[start + length : start + length + rest_length] as rest_view:
+                result = pickle.loads(rest_view)
+            return result, whole[start : start + length]
+
+    def _collect(self, worker: int) -> None:
+        """Takes the lines the worker has sent, without waiting for more."""
+        while self._connections[worker].poll():
+            self._receive(worker)
+
+    def _receive(self, worker: int) -> None:
+        try:
+            reply = self._connections[worker].recv()
+        except (EOFError, OSError):  # closed, or reset with tasks unread: the worker is gone
+            self._lost(worker)
+        if isinstance(reply, str):
+            raise RuntimeError(f"a worker process failed: {reply}")
+        self._replies[worker].append(reply)
+        self._done[worker] += 1
+
+    def _lost(self, worker: int) -> NoReturn:
+        process = self._processes[worker]
+        process.join(timeout=5)
+        raise RuntimeError(f"a worker process ended unexpectedly (exit code {process.exitcode})") from None
+
+    def close(self) -> None:
+        """Ends the workers. Idle ones end when their pipe closes; one still at work (after
+        an error or Ctrl-C) is terminated, and killed if it has not ended a second later.
+        What a worker wrote is in the run's temporary directory, removed with it."""
+        for connection in self._connections:
+            connection.close()
+            _OPEN_ENDS.discard(connection)
+        for process in self._processes:
+            process.join(timeout=0.2)
+        for process in self._processes:
+            if process.is_alive():
+                process.terminate()
+        for process in self._processes:
+            process.join(timeout=1)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        for slots in self._slots:
+            # A view still held (a run stopped by an error) keeps its memory until it goes.
+            with contextlib.suppress(BufferError):
+                if slots is not None:
+                    slots.close()
+
+
+# The coordinator's ends of the pipes of every pool open in this process.
+_OPEN_ENDS: set[Connection] = set()
+
+
+# What a worker sends back for a task: None when the result is in files, (output length,
+# rest length) when it is in the task's slot, or what went wrong.
+_Reply = tuple[int, int] | None
+
+
+class _SlotFullError(Exception):
+    """What a worker hands over does not fit its slot."""
+
+
+class _SlotWriter:
+    """The free part of a slot as a file for pickle.dump."""
+
+    def __init__(self, view: memoryview) -> None:
+        self.view = view
+        self.length = 0
+
+    def write(self, data: BytesLike) -> int:
+        end = self.length + len(data)
+        if end > len(self.view):
+            raise _SlotFullError
+        self.view[self.length : end] = data
+        self.length = end
+        return len(data)
+
+
+def _hand_over(result: BlockResult, part: str, slot: memoryview | None) -> _Reply:
+    """Puts a worker's result where the coordinator takes it (see :class:`_Pool`)."""
+    result, output = _detached(result)
+    result.links.sort()  # here, on this core: the coordinator merges sorted pieces (SortedUnique)
+    try:
+        if slot is not None and len(output) <= len(slot):
+            slot[: len(output)] = output
+            with slot[len(output) :] as free:
+                rest = _SlotWriter(free)
+                try:
+                    pickle.dump(result, rest, protocol=pickle.HIGHEST_PROTOCOL)
+                    return len(output), rest.length
+                except _SlotFullError:
+                    pass  # in files, then
+        Path(part).write_bytes(output)
+        with open(f"{part}.result", "wb") as file:
+            pickle.dump(result, file, protocol=pickle.HIGHEST_PROTOCOL)
+        return None
+    finally:
+        _written(output)
+
+
+def _serve(
+    connection: Connection, settings: Settings, ours: tuple[Connection, ...] = (), slots: mmap.mmap | None = None
+) -> None:
+    """A worker process: chunks from ``connection``, until it closes; each result handed
+    over (:func:`_hand_over`), then a line back (where it is, or what went wrong).
+    ``ours``: the coordinator's ends of the pipes, copied into this process by the fork,
+    closed here. ``slots``: the memory this worker shares with the coordinator."""
+    _quiet_worker()
+    for end in ours:
+        end.close()
+    size = 0 if slots is None else len(slots) // _Pool.SLOTS
+    number = 0
+    while True:
+        try:
+            chunk, part = connection.recv()
+        except EOFError:
+            return
+        start = number % _Pool.SLOTS * size
+        number += 1
+        try:
+            if slots is None:
+                reply = _hand_over(_run_chunk(chunk, settings), part, None)
+            else:
+                with memoryview(slots) as whole, whole[start : start + size] as slot:
+                    reply = _hand_over(_run_chunk(chunk, settings), part, slot)
+        except Exception as error:  # reported to the coordinator, which stops the run
+            connection.send(f"{type(error).__name__}: {error}")
+            continue
+        connection.send(reply)
+
+
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+_CAN_HOLD = hasattr(signal, "pthread_sigmask")  # not on Windows
+
+
+def _quiet_worker() -> None:
+    """Ctrl-C reaches every process of the group: the coordinator handles it (it stops
+    the pool and removes what the run wrote), so a worker ignores it rather than print a
+    traceback of its own; a worker that is terminated just ends. The signals held back
+    while the worker started are let through now."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if _CAN_HOLD:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
