@@ -183,7 +183,10 @@ class _Worker:
         # A line is a candidate if one of the schemes' prefilter needles occurs in it (in
         # any ASCII case, as the schemes' claims match: RFC 3986 §3.1), or, with bare forms
         # configured, if it might hold one.
-        self.folded = list(config.registry.prefilter)
+        # A term may spell any character with a \u or \U escape (N-Triples §2.3, UCHAR), a
+        # prefix's too: a line or term with one is a candidate, and its text is decided
+        # unescaped. (Such lines are rare: identifiers are written out in real dumps.)
+        self.folded = [*config.registry.prefilter, "\\u"]
         self.prefixes = re.compile("|".join(re.escape(p) for p in self.folded), re.IGNORECASE | re.ASCII)
         self.bare_predicates = {iri(p) for p in config.bare_pid_predicates | config.bare_handle_predicates}
         self.identity_predicates = {iri(p) for p in config.identity_predicates}
