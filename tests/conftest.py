@@ -1,8 +1,13 @@
 """Shared fixtures: a real ldids HTTP server and a real Oxigraph server on 127.0.0.1, both
-stopped after the tests."""
+stopped after the tests; and the one setting for the corpora other projects wrote.
+
+Tests marked ``shared`` read ``../shared`` beside the repository (or wherever
+``LDIDS_SHARED`` says): without it they skip, saying why, so that a fresh clone passes on
+its own; with ``LDIDS_REQUIRE_SHARED=1`` (as .ci/run sets) a missing corpus fails them."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -16,6 +21,21 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("LDIDS_SHARED") or ROOT.parent / "shared")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "shared: reads the corpora in ../shared (the LDIDS_SHARED setting)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("shared") is not None and not (SHARED / "realdata").is_dir():
+        message = f"needs the shared corpora at {SHARED} (set LDIDS_SHARED to their folder)"
+        if os.environ.get("LDIDS_REQUIRE_SHARED"):
+            pytest.fail(f"{message}; LDIDS_REQUIRE_SHARED is set")
+        pytest.skip(message)
+
+
 OXIGRAPH = shutil.which("oxigraph", path=str(Path(sys.executable).parent)) or shutil.which("oxigraph")
 #: The example export plus a named graph: what the live-store tests load into Oxigraph.
 DATA = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import pytest
 
 from ldids.cli import main
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "realdata"
+SHARED = Path(os.environ.get("LDIDS_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "realdata"
 
 
 def run(args: list[str], stdin: str = "") -> tuple[int, str]:
@@ -116,6 +117,7 @@ def test_oai_request() -> None:
     assert run(["oai-request", "oai:bad"])[0] == 1
 
 
+@pytest.mark.shared
 def test_oai_description_check_and_write(tmp_path: Path) -> None:
     code, out = run(["oai-description", "--json", str(SHARED / "sickle" / "sample_data" / "Identify.xml")])
     assert code == 0
@@ -134,6 +136,7 @@ def test_oai_description_check_and_write(tmp_path: Path) -> None:
     assert run(["oai-description", str(written)])[0] == 1
 
 
+@pytest.mark.shared
 def test_oai_description_malformed_input_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     broken = SHARED / "sickle" / "sample_data" / "ListRecordsBroken.xml"
     assert run(["oai-description", str(broken)])[0] == 2

@@ -20,7 +20,7 @@ from ldids.passes.summary import schema
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "fedora-export.ttl"
 CONFIG = ROOT / "examples" / "ldids.toml"
-REALDATA = ROOT.parent / "shared" / "realdata"
+REALDATA = Path(os.environ.get("LDIDS_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "realdata"
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -39,10 +39,14 @@ def test_normalize_the_example(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "<info:fedora/demo:1>" in text
     assert "hdl:100.102/F58FB49EB1F848F0A606E84CEF294BE5" in text
     assert '"info:fedora/demo:1"' in text  # the bare PID literal, by configuration
-    assert len(graph) == 7 + 7  # 7 statements, 7 links
-    assert "7 statements in, 7 out (7 rewritten, 7 links)" in err
-    # The subject is rewritten in each of its 7 statements, the collection once.
-    assert "identifiers rewritten: fedora-pid 1, handle 2, info-fedora 8, oai 1, poi 1" in err
+    assert len(graph) == 11 + 7  # 11 statements, 7 links
+    assert "11 statements in, 11 out (11 rewritten, 7 links)" in err
+    # The subject is rewritten in each of its 11 statements, the collection once; of the
+    # five dc:identifier values only the object's own PID is (DESIGN.md §2).
+    assert "identifiers rewritten: fedora-pid 1, handle 2, info-fedora 12, oai 1, poi 1" in err
+    assert "left alone: 2 bare-pid-foreign-namespace, 2 bare-pid-uri-scheme" in err
+    for value in ('"catkey:1234567"', '"barcode:36105123456789"', '"urn:isbn:0451450523"', '"doi:10.1000/182"'):
+        assert value in text
 
 
 @pytest.mark.parametrize(
@@ -143,6 +147,7 @@ def test_input_errors_exit_2(args: list[str], message: str, capsys: pytest.Captu
     assert message in err
 
 
+@pytest.mark.shared
 def test_malformed_oai_pmh_exits_2_with_line_and_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     broken = REALDATA / "pyoai" / "fake4" / "00001.xml"
     out = tmp_path / "out.ttl"

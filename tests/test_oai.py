@@ -3,6 +3,7 @@ internal-identifier escaping and the Identify description block."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from ldids.errors import InputError, ParseError
 from ldids.schemes import oai
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "realdata"
+SHARED = Path(os.environ.get("LDIDS_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "realdata"
 
 
 @pytest.mark.parametrize(
@@ -182,6 +183,7 @@ def test_reads_the_spec_description_examples(repository: str, sample: str) -> No
     assert oai.check_description(found) == []
 
 
+@pytest.mark.shared
 def test_reads_a_real_identify_response() -> None:
     data = (SHARED / "sickle" / "sample_data" / "Identify.xml").read_bytes()
     found = oai.read_description(data)

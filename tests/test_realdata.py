@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -9,8 +10,9 @@ import pytest
 
 import ldids
 
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
+REALDATA = Path(os.environ.get("LDIDS_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "realdata"
 FOUND = re.compile(r"""(?:info:fedora/|oai:|hdl:|https?://hdl\.handle\.net/)[^\s"'<>`)]*""")
+pytestmark = pytest.mark.shared
 
 
 def harvest() -> set[str]:

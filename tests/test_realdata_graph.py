@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ from ldids.rdf import foxml, oaipmh
 from ldids.rdf import io as rdfio
 from ldids.shacl.validate import validate
 
-REALDATA = Path(__file__).resolve().parents[2] / "shared" / "realdata"
+REALDATA = Path(os.environ.get("LDIDS_SHARED") or Path(__file__).resolve().parents[2] / "shared") / "realdata"
+pytestmark = pytest.mark.shared
 
 
 def foxml_files() -> list[Path]:

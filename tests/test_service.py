@@ -68,7 +68,7 @@ def test_normalize_content_negotiation(client: TestClient, accept: str, marker: 
     assert answer.headers["content-type"].startswith(accept)
     assert marker in answer.text
     summary = json.loads(answer.headers["ldids-summary"])
-    assert (summary["statements"]["in"], summary["links"]) == (7, 7)
+    assert (summary["statements"]["in"], summary["links"]) == (11, 7)
 
 
 def test_normalize_without_links(client: TestClient) -> None:
