@@ -7,6 +7,7 @@ its own; with ``LDIDS_REQUIRE_SHARED=1`` (as .ci/run sets) a missing corpus fail
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -15,7 +16,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -68,14 +69,16 @@ def server() -> Iterator[str]:
     thread.join(timeout=10)
 
 
-@pytest.fixture
-def oxigraph(tmp_path: Path) -> Iterator[str]:
+@contextlib.contextmanager
+def running_oxigraph(location: Path, data: bytes, media_type: str) -> Iterator[str]:
+    """An ``oxigraph serve`` on a free port of 127.0.0.1, holding ``data`` (loaded
+    leniently, as a store takes a stranger's dump); its base URL; stopped afterwards."""
     assert OXIGRAPH is not None, "the oxigraph server is part of the test install (pip package oxigraph)"
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
-        [OXIGRAPH, "serve", "--location", str(tmp_path / "store"), "--bind", f"127.0.0.1:{port}"],
+        [OXIGRAPH, "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -87,17 +90,29 @@ def oxigraph(tmp_path: Path) -> Iterator[str]:
                 urllib.request.urlopen(f"{base}/query?query=ASK%7B%7D", timeout=2).read()
                 break
             except OSError:
-                if time.monotonic() > deadline:
+                if time.monotonic() > deadline or server.poll() is not None:
                     raise
                 time.sleep(0.1)
         load = urllib.request.Request(
-            f"{base}/store", data=DATA, headers={"Content-Type": "application/trig"}, method="POST"
+            f"{base}/store?lenient", data=data, headers={"Content-Type": media_type}, method="POST"
         )
         urllib.request.urlopen(load, timeout=30).read()
         yield base
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+@pytest.fixture
+def oxigraph(tmp_path: Path) -> Iterator[str]:
+    with running_oxigraph(tmp_path / "store", DATA, "application/trig") as base:
+        yield base
+
+
+@pytest.fixture(scope="session")
+def oxigraph_server() -> Callable[[Path, bytes, str], contextlib.AbstractContextManager[str]]:
+    """:func:`running_oxigraph`, for tests that start one where they need it."""
+    return running_oxigraph
 
 
 @pytest.fixture

@@ -31,13 +31,11 @@ import csv
 import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -263,39 +261,12 @@ def run_oxigraph_server(corpus: Path, work: Path, runs: Runs) -> Outcome:
 
     if OXIGRAPH is None:
         pytest.skip("no oxigraph server binary (the pip package oxigraph provides it)")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [OXIGRAPH, "serve", "--location", str(work / "store"), "--bind", f"127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/query?query=ASK%7B%7D", timeout=2).read()
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise
-                time.sleep(0.1)
-        load = urllib.request.Request(
-            f"{base}/store?lenient",  # as for the pyoxigraph store
-            data=corpus.read_bytes(),
-            headers={"Content-Type": "application/n-quads"},
-            method="POST",
-        )
-        urllib.request.urlopen(load, timeout=30).read()
+    # Loaded leniently, as for the pyoxigraph store.
+    with runs.oxigraph_server(work / "store", corpus.read_bytes(), "application/n-quads") as base:
         summary = normalize_store(f"{base}/query", f"{base}/update", make_config(), batch=7)
         dump = urllib.request.Request(f"{base}/store", headers={"Accept": "application/n-quads"})
         with urllib.request.urlopen(dump, timeout=30) as answer:
             dumped = answer.read()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     return outcome(read_nquads(dumped), None, comparable(summary.summary().to_json()))
 
 
@@ -340,8 +311,9 @@ WITH_CROSSWALK = ("stream-1-crosswalk", "stream-2-crosswalk", "dask")
 class Runs:
     """Each path run once, when a test first asks for it; the corpus built once."""
 
-    def __init__(self, work: Path) -> None:
+    def __init__(self, work: Path, oxigraph_server: Callable[[Path, bytes, str], AbstractContextManager[str]]) -> None:
         self.work = work
+        self.oxigraph_server = oxigraph_server
         self.corpus = build_corpus(work / "corpus.nq")
         self._done: dict[str, Outcome | BaseException] = {}
         self._cluster: Any = None
@@ -389,13 +361,16 @@ def build_corpus(target: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runs]:
+def runs(
+    tmp_path_factory: pytest.TempPathFactory,
+    oxigraph_server: Callable[[Path, bytes, str], AbstractContextManager[str]],
+) -> Iterator[Runs]:
     """The toy scheme importable by name here and in every worker process (forked,
     spawned, Dask's), as a scheme module of one's own would be."""
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(DATA))
         patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(DATA), os.environ.get("PYTHONPATH")])))
-        found = Runs(tmp_path_factory.mktemp("paths"))
+        found = Runs(tmp_path_factory.mktemp("paths"), oxigraph_server)
         try:
             yield found
         finally:
