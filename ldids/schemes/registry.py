@@ -24,7 +24,6 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import unquote
 
 from ldids.errors import LdidsError, ParseError, Problem
 from ldids.schemes import handle, info_fedora, oai, pid, poi
@@ -149,8 +148,10 @@ class Registry:
         namespace_end = match.end() - (3 if escaped else 1)
         # Another scheme's identifier, percent-encoded, has its scheme's ':' escaped too
         # (written plainly it would be that scheme's prefixed form); claims are anchored
-        # prefixes, so decoding the head of the text tells.
-        if escaped and self._prefixed(unquote(text[:_HEAD])) is not None:
+        # prefixes, so decoding the head of the text tells. Only ':' and '/' matter to a
+        # claim, and an OAI-PMH request escapes nothing else there (unreserved characters
+        # stay as they are): decoded by hand, as this runs for every escaped bare PID.
+        if escaped and self._prefixed(_decoded_separators(text[:_HEAD])) is not None:
             return "percent-encoded"
         if is_uri_scheme(text[:namespace_end]):
             return "uri-scheme"
@@ -225,6 +226,11 @@ class Registry:
         except ParseError as error:
             return Inspection(text, found.name, problems=error.problems)
         return Inspection(text, found.name, value.profile, str(value), value.iri, found.equivalents(value))
+
+
+def _decoded_separators(text: str) -> str:
+    """``text`` with its escaped ':' and '/' decoded."""
+    return text.replace("%3A", ":").replace("%3a", ":").replace("%2F", "/").replace("%2f", "/")
 
 
 def _module_scheme(name: str) -> Scheme[Any]:
