@@ -1,7 +1,7 @@
 """The ``ldids`` command line. I/O lives here; the core never imports it.
 
 Exit codes (DESIGN.md §5): 0 success, 1 invalid identifiers or non-conforming data,
-2 usage or input errors.
+2 usage, input or output errors.
 """
 
 from __future__ import annotations
@@ -610,7 +610,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return int(exit_.code or 0)
     stream = out if out is not None else sys.stdout
     try:
-        return _COMMANDS[args.command](args, stream)
+        code = _COMMANDS[args.command](args, stream)
+        stream.flush()  # a full disk shows here, reported as any output error, not at exit
+        return code
     except _UsageError as error:
         parser.print_usage(sys.stderr)
         sys.stderr.write(f"ldids {args.command}: error: {error}\n")
@@ -632,6 +634,9 @@ def run() -> None:
     # Terminated, a run cleans up as an interrupted one does: the temporary files go, the
     # worker processes stop, and no partial output is left (exit 128 + signal number).
     signal.signal(signal.SIGTERM, _terminated)
+    from ldids.rdf.files import standard_output
+
+    sys.stdout = standard_output()  # its write errors name it, as those of output files do
     try:
         code = main()
     except KeyboardInterrupt:

@@ -487,10 +487,11 @@ def _serve(
         end.close()
     size = 0 if slots is None else len(slots) // _Pool.SLOTS
     number = 0
+    reply: _Reply | str
     while True:
         try:
             chunk, part = connection.recv()
-        except EOFError:
+        except (EOFError, ConnectionError):  # closed, or reset with tasks unread: the run is over
             return
         start = number % _Pool.SLOTS * size
         number += 1
@@ -501,9 +502,11 @@ def _serve(
                 with memoryview(slots) as whole, whole[start : start + size] as slot:
                     reply = _hand_over(_run_chunk(chunk, settings), part, slot)
         except Exception as error:  # reported to the coordinator, which stops the run
-            connection.send(f"{type(error).__name__}: {error}")
-            continue
-        connection.send(reply)
+            reply = f"{type(error).__name__}: {error}"
+        try:
+            connection.send(reply)
+        except ConnectionError:  # the coordinator stopped the run (an error, a reader that left)
+            return
 
 
 # A chunk in flight: done here (its result), or queued with a worker (worker, number); its
@@ -746,8 +749,9 @@ def _append_part(part: Path, out: _Sink, plain: IO[bytes] | None) -> None:
                     sent += count
                 return
             except (OSError, io.UnsupportedOperation):
-                if sent:  # some of the part is out: copying it again would write it twice
-                    raise
+                # What was not sent goes through the buffer (what was would be written twice):
+                # where sendfile cannot write, and to report an error writing the output by name.
+                written.seek(sent)
         shutil.copyfileobj(written, out, 1 << 20)
 
 
