@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -218,6 +219,22 @@ def test_a_disk_that_fills_up_while_a_part_is_appended(
     assert disk.refused
     assert listing(full) == []
     assert listing(scratch) == []
+
+
+def test_a_device_or_link_is_written_in_place_not_replaced(
+    inputs: Inputs, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Renamed into place, the output would replace the link (as root even /dev/full itself).
+    full, null = tmp_path / "full.nt", tmp_path / "null.nt"
+    full.symlink_to("/dev/full")
+    null.symlink_to(os.devnull)
+    assert main(["normalize", str(inputs.dump), "-q", "-o", str(null)]) == 0
+    assert main(["normalize", str(inputs.dump), "-o", str(full)]) == 2
+    assert capsys.readouterr().err == f"ldids: {full}: cannot write: {ENOSPC}\n"
+    assert os.readlink(full) == "/dev/full"
+    assert os.readlink(null) == os.devnull
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    assert listing(tmp_path) == ["full.nt", "null.nt"]
 
 
 # Commands writing to standard output.

@@ -9,6 +9,7 @@ import errno
 import io
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -163,6 +164,16 @@ def standard_output() -> TextIO:
     )
 
 
+def _in_place(path: str) -> bool:
+    """Whether ``path`` is written where it is, not renamed into place: anything but a regular
+    file or nothing, such as a device (/dev/null), a FIFO or a symbolic link (/dev/stdout).
+    A rename would replace the device or the link itself, as root even in /dev."""
+    try:
+        return not stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False  # nothing there (or no folder): making the temporary file says what is wrong
+
+
 @contextmanager
 def _writing(descriptor: int, name: str) -> Iterator[IO[bytes]]:
     """A buffered stream on ``descriptor``, flushed if the block ends without an error; after
@@ -181,15 +192,24 @@ def atomic_output(path: str) -> Iterator[IO[bytes]]:
     """A binary stream that becomes ``path`` only if the block ends without an error.
 
     ``-`` is standard output. Elsewhere the data goes to a temporary file beside ``path``
-    and is renamed into place at the end, so a failed run leaves no half-written output.
-    An error making, writing or renaming the output raises OutputError naming ``path``;
-    other errors in the block pass through as they are.
+    and is renamed into place at the end, so a failed run leaves no half-written output;
+    a device, FIFO or symbolic link is written in place (see :func:`_in_place`). An error
+    making, writing or renaming the output raises OutputError naming ``path``; other errors
+    in the block pass through as they are.
     """
     if path == "-":
         if sys.stdout is None:  # closed, and not set up by the command line (standard_output)
             raise OutputError(f"cannot write: {os.strerror(errno.EBADF)}", source=STDOUT)
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
+        return
+    if _in_place(path):
+        try:
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        except OSError as error:
+            raise _cannot_write(error, path) from error
+        with _writing(descriptor, path) as stream:
+            yield stream
         return
     target = Path(path)
     try:
