@@ -13,6 +13,7 @@ import signal
 import sys
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -469,9 +470,9 @@ def _normalize(args: argparse.Namespace, out: TextIO) -> int:
         payloads.append((args.links, rdfio.serialize(result.links, _output_format(None, args.links, fmt))))
     if args.crosswalk:
         payloads.append((args.crosswalk, rdfio.crosswalk_bytes(passes.crosswalk(result), args.crosswalk)))
-    for path, payload in payloads:
-        with rdfio.atomic_output(path) as stream:
-            stream.write(payload)
+    with ExitStack() as outputs:  # renamed into place together at the end: one that fails leaves none
+        for path, payload in payloads:
+            outputs.enter_context(rdfio.atomic_output(path)).write(payload)
     if not args.quiet:
         _report_normalization(result, data.notes, args.summary)
     return EXIT_INVALID if args.strict and result.findings else EXIT_OK

@@ -74,8 +74,20 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> Inputs:
 # name). {good} is a folder for the other outputs, which must not appear either.
 WRITES = {
     "normalize graph -o": (["normalize", "{turtle}"], "-o", "out.ttl"),
+    "normalize graph --links": (["normalize", "{turtle}", "-o", "{good}/out.ttl"], "--links", "links.nt"),
+    "normalize graph --crosswalk": (["normalize", "{turtle}", "-o", "{good}/out.ttl"], "--crosswalk", "changes.csv"),
     "normalize dump -o, 1 worker": (["normalize", "{dump}", "--workers", "1"], "-o", "out.nt"),
     "normalize dump -o, 2 workers": (["normalize", "{dump}", "--workers", "2"], "-o", "out.nt.gz"),
+    "normalize dump --links": (
+        ["normalize", "{dump}", "--workers", "2", "-o", "{good}/out.nt", "--crosswalk", "{good}/changes.csv"],
+        "--links",
+        "links.nt",
+    ),
+    "normalize dump --crosswalk": (
+        ["normalize", "{dump}", "--workers", "1", "-o", "{good}/out.nt", "--links", "{good}/links.nt"],
+        "--crosswalk",
+        "changes.csv",
+    ),
     "normalize dump --error-file": (
         ["normalize", "{bad}", "--on-error", "skip", "-o", "{good}/out.nt"],
         "--error-file",

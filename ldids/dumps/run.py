@@ -712,19 +712,21 @@ def normalize_dump(
         if links == "inline":
             summary.links = _write_lines(out, new_links)
         elif links is not None:
-            with atomic_output(links) as stream:
-                linked = _compressed(stream, links)
-                summary.links = _write_lines(linked, new_links)
-                if linked is not stream:
-                    linked.close()
+            # Renamed into place with the output (and the crosswalk) when the stack closes:
+            # an error until then leaves none of them.
+            stream = stack.enter_context(atomic_output(links))
+            linked = _compressed(stream, links)
+            summary.links = _write_lines(linked, new_links)
+            if linked is not stream:
+                linked.close()
         if crosswalk is not None:
             from ldids.passes.graph import Crosswalk
 
-            with atomic_output(crosswalk) as stream:
-                stream.write((",".join(Crosswalk.FIELDS) + "\n").encode())
-                for line in found_rows:
-                    stream.write(f"{line}\n".encode())
-                    summary.crosswalk_rows += 1
+            stream = stack.enter_context(atomic_output(crosswalk))
+            stream.write((",".join(Crosswalk.FIELDS) + "\n").encode())
+            for line in found_rows:
+                stream.write(f"{line}\n".encode())
+                summary.crosswalk_rows += 1
         if out is not target:
             out.close()
     summary.seconds = time.monotonic() - started
