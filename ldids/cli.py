@@ -625,9 +625,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         sys.stderr.write(f"ldids: {error}\n")
         return EXIT_INVALID
     except BrokenPipeError:
-        # `ldids inspect ... | head`: the reader left; that is not an error of ours.
+        # `ldids inspect ... | head`: the reader left; that is not an error of ours to report.
+        # The output is cut short, though: exit as cat and grep do, by SIGPIPE to a shell.
         sys.stderr.close()
-        return EXIT_OK
+        return 128 + signal.SIGPIPE
 
 
 def run() -> None:

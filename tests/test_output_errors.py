@@ -1,12 +1,14 @@
 """Errors writing an output: one line naming the output and the cause, exit 2, and nothing
 left behind (no output, no temporary file), for every command that writes and every file
-it writes."""
+it writes; a reader that leaves early (`| head`) ends a run quietly."""
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -249,7 +251,7 @@ def test_a_device_or_link_is_written_in_place_not_replaced(
     assert listing(tmp_path) == ["full.nt", "null.nt"]
 
 
-# Commands writing to standard output.
+# Commands writing to standard output, with inputs giving more than a pipe and a buffer hold.
 TO_STDOUT = {
     "normalize graph": ["normalize", "{turtle}", "-t", "turtle"],
     "normalize dump, 1 worker": ["normalize", "{big_dump}", "--workers", "1"],
@@ -296,3 +298,19 @@ def test_standard_output_closed_is_no_matter_to_a_run_writing_a_file(
     assert (run.returncode, err) == (0, b"")
     assert main(["normalize", str(inputs.dump), "-q", "-o", str(tmp_path / "open.nt")]) == 0
     assert out.read_bytes() == (tmp_path / "open.nt").read_bytes()
+
+
+@pytest.mark.parametrize("command", TO_STDOUT)
+def test_a_reader_that_leaves_ends_the_run_quietly(command: str, inputs: Inputs, scratch: Path) -> None:
+    # `ldids ... | head -c 10`: exit as cat and grep do, by SIGPIPE to a shell (128 + 13),
+    # with nothing on standard error and nothing left behind.
+    with ldids([*COMMAND, *inputs.format(TO_STDOUT[command])], scratch, stdout=subprocess.PIPE) as run:
+        assert run.stdout is not None
+        assert run.stderr is not None
+        fcntl.fcntl(run.stdout, fcntl.F_SETPIPE_SZ, 4096)  # the smallest pipe: the run must wait
+        assert len(run.stdout.read(10)) == 10
+        run.stdout.close()
+        err = run.stderr.read()
+        run.wait(timeout=120)
+    assert (run.returncode, err) == (128 + signal.SIGPIPE, b"")
+    assert listing(scratch) == []
