@@ -1,7 +1,7 @@
 """The ``ldids`` command line. I/O lives here; the core never imports it.
 
 Exit codes (DESIGN.md §5): 0 success, 1 invalid identifiers or non-conforming data,
-2 usage or input errors.
+2 usage, input or output errors.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import signal
 import sys
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -469,9 +470,9 @@ def _normalize(args: argparse.Namespace, out: TextIO) -> int:
         payloads.append((args.links, rdfio.serialize(result.links, _output_format(None, args.links, fmt))))
     if args.crosswalk:
         payloads.append((args.crosswalk, rdfio.crosswalk_bytes(passes.crosswalk(result), args.crosswalk)))
-    for path, payload in payloads:
-        with rdfio.atomic_output(path) as stream:
-            stream.write(payload)
+    with ExitStack() as outputs:  # renamed into place together at the end: one that fails leaves none
+        for path, payload in payloads:
+            outputs.enter_context(rdfio.atomic_output(path)).write(payload)
     if not args.quiet:
         _report_normalization(result, data.notes, args.summary)
     return EXIT_INVALID if args.strict and result.findings else EXIT_OK
@@ -601,7 +602,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return int(exit_.code or 0)
     stream = out if out is not None else sys.stdout
     try:
-        return _COMMANDS[args.command](args, stream)
+        code = _COMMANDS[args.command](args, stream)
+        stream.flush()  # a full disk shows here, reported as any output error, not at exit
+        return code
     except _UsageError as error:
         parser.print_usage(sys.stderr)
         sys.stderr.write(f"ldids {args.command}: error: {error}\n")
@@ -613,9 +616,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         sys.stderr.write(f"ldids: {error}\n")
         return EXIT_INVALID
     except BrokenPipeError:
-        # `ldids inspect ... | head`: the reader left; that is not an error of ours.
+        # `ldids inspect ... | head`: the reader left; that is not an error of ours to report.
+        # The output is cut short, though: exit as cat and grep do, by SIGPIPE to a shell.
         sys.stderr.close()
-        return EXIT_OK
+        return 128 + signal.SIGPIPE
 
 
 def run() -> None:
@@ -623,6 +627,9 @@ def run() -> None:
     # Terminated, a run cleans up as an interrupted one does: the temporary files go, the
     # worker processes stop, and no partial output is left (exit 128 + signal number).
     signal.signal(signal.SIGTERM, _terminated)
+    from ldids.rdf.files import standard_output
+
+    sys.stdout = standard_output()  # its write errors name it, as those of output files do
     try:
         code = main()
     except KeyboardInterrupt:

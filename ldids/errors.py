@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["InputError", "LdidsError", "ParseError", "Problem", "render_caret"]
+__all__ = ["InputError", "LdidsError", "OutputError", "ParseError", "Problem", "render_caret"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,3 +88,10 @@ class InputError(LdidsError):
         where = ":".join(str(part) for part in (source, line, column) if part is not None)
         super().__init__(f"{where}: {message}" if where else message)
         self.message = message
+
+
+class OutputError(InputError):
+    """An output that could not be written (its folder missing, a full disk, standard output
+    closed): says which (``<stdout>`` for standard output). An InputError, so that the command
+    line reports both alike: one line and exit 2.
+    """

@@ -337,10 +337,11 @@ def _serve(
         end.close()
     size = 0 if slots is None else len(slots) // _Pool.SLOTS
     number = 0
+    reply: _Reply | str
     while True:
         try:
             chunk, part = connection.recv()
-        except EOFError:
+        except (EOFError, ConnectionError):  # closed, or reset with tasks unread: the run is over
             return
         start = number % _Pool.SLOTS * size
         number += 1
@@ -351,9 +352,11 @@ def _serve(
                 with memoryview(slots) as whole, whole[start : start + size] as slot:
                     reply = _hand_over(_run_chunk(chunk, settings), part, slot)
         except Exception as error:  # reported to the coordinator, which stops the run
-            connection.send(f"{type(error).__name__}: {error}")
-            continue
-        connection.send(reply)
+            reply = f"{type(error).__name__}: {error}"
+        try:
+            connection.send(reply)
+        except ConnectionError:  # the coordinator stopped the run (an error, a reader that left)
+            return
 
 
 _STOPS = {signal.SIGINT, signal.SIGTERM}

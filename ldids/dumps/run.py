@@ -373,19 +373,21 @@ def normalize_dump(
         if links == "inline":
             summary.links = _write_lines(out, new_links)
         elif links is not None:
-            with atomic_output(links) as stream:
-                linked = _compressed(stream, links)
-                summary.links = _write_lines(linked, new_links)
-                if linked is not stream:
-                    linked.close()
+            # Renamed into place with the output (and the crosswalk) when the stack closes:
+            # an error until then leaves none of them.
+            stream = stack.enter_context(atomic_output(links))
+            linked = _compressed(stream, links)
+            summary.links = _write_lines(linked, new_links)
+            if linked is not stream:
+                linked.close()
         if crosswalk is not None:
             from ldids.passes.graph import Crosswalk
 
-            with atomic_output(crosswalk) as stream:
-                stream.write((",".join(Crosswalk.FIELDS) + "\n").encode())
-                for line in found_rows:
-                    stream.write(f"{line}\n".encode())
-                    summary.crosswalk_rows += 1
+            stream = stack.enter_context(atomic_output(crosswalk))
+            stream.write((",".join(Crosswalk.FIELDS) + "\n").encode())
+            for line in found_rows:
+                stream.write(f"{line}\n".encode())
+                summary.crosswalk_rows += 1
         if out is not target:
             out.close()
     summary.seconds = time.monotonic() - started
@@ -410,8 +412,9 @@ def _append_part(part: Path, out: _Sink, plain: IO[bytes] | None) -> None:
                     sent += count
                 return
             except (OSError, io.UnsupportedOperation):
-                if sent:  # some of the part is out: copying it again would write it twice
-                    raise
+                # What was not sent goes through the buffer (what was would be written twice):
+                # where sendfile cannot write, and to report an error writing the output by name.
+                written.seek(sent)
         shutil.copyfileobj(written, out, 1 << 20)
 
 
