@@ -25,7 +25,7 @@ def timeless(summary: DumpSummary) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[object]:
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     with cluster, distributed.Client(cluster) as connected:
         yield connected
 

@@ -337,7 +337,7 @@ class Runs:
             import distributed
 
             self._cluster = distributed.LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
             )
             self._client = distributed.Client(self._cluster)
         return self._client

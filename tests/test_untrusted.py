@@ -99,3 +99,16 @@ def test_outputs_get_the_usual_permissions(tmp_path: Path) -> None:
         os.umask(previous)
     assert done.returncode == 0
     assert stat.S_IMODE((tmp_path / "out.ttl").stat().st_mode) == 0o644
+
+
+def test_importing_and_reading_change_no_setting_of_rdflibs() -> None:
+    """Lexical forms are kept as written while ldids reads, and rdflib's own setting is as
+    the program around ldids left it, before and after."""
+    import rdflib
+
+    from ldids.rdf import io as reading
+
+    assert rdflib.NORMALIZE_LITERALS is True  # rdflib's default, untouched by importing ldids
+    found = reading.read_bytes(b'<http://x/s> <http://x/p> "01"^^<http://www.w3.org/2001/XMLSchema#integer> .\n', "nt")
+    assert str(found.quads[0][2]) == "01"
+    assert rdflib.NORMALIZE_LITERALS is True

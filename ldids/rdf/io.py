@@ -55,23 +55,30 @@ __all__ = [
     "serialize",
 ]
 
-# Lexical forms are data: rdflib would otherwise rewrite "01"^^xsd:integer as "1" and a
-# datestamp's "Z" as "+00:00" on every parse. ldids never changes what it does not own.
-rdflib.NORMALIZE_LITERALS = False
-
 
 _COMPRESSION = {".gz": gzip.decompress, ".bz2": bz2.decompress}
 
 
 @contextmanager
 def _rdflib_quietly() -> Iterator[None]:
-    """rdflib's own parsers and serializers call its deprecated ``ConjunctiveGraph`` and
-    ``Dataset.default_context``; those notices are for rdflib, not for ldids users."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", message=r"(Dataset\.\w+|ConjunctiveGraph) is deprecated", category=DeprecationWarning
-        )
-        yield
+    """rdflib as ldids reads with it, for as long as it does.
+
+    Lexical forms are data: rdflib would rewrite "01"^^xsd:integer as "1" and a datestamp's
+    "Z" as "+00:00" on every parse, so its literal normalization is off while ldids reads,
+    and set back as it was after: importing ldids changes no setting of rdflib's for the
+    program around it. rdflib's own parsers and serializers call its deprecated
+    ``ConjunctiveGraph`` and ``Dataset.default_context``; those notices are for rdflib, not
+    for ldids users."""
+    normalizing = rdflib.NORMALIZE_LITERALS
+    rdflib.NORMALIZE_LITERALS = False
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings(
+                "ignore", message=r"(Dataset\.\w+|ConjunctiveGraph) is deprecated", category=DeprecationWarning
+            )
+            yield
+    finally:
+        rdflib.NORMALIZE_LITERALS = normalizing
 
 
 @dataclass
@@ -116,15 +123,16 @@ def read_bytes(data: bytes, fmt: str | Format, source: str = "<data>") -> Input:
 
 
 def _read_into(found: Input, data: bytes, fmt: Format, source: str) -> None:
-    if fmt.name == "foxml":
-        found.quads.extend(foxml.read(data, source))
-    elif fmt.name == "oai-pmh":
-        response = oaipmh.read(data, source)
-        found.quads.extend(response.quads)
-        found.notes.extend(f"{source}: OAI-PMH error {error}" for error in response.errors)
-        found.notes.extend(f"{source}: {skipped}" for skipped in response.skipped)
-    else:
-        found.quads.extend(_parse_rdf(data, fmt, source))
+    with _rdflib_quietly():  # the readers make literals too (OAI-PMH datestamps)
+        if fmt.name == "foxml":
+            found.quads.extend(foxml.read(data, source))
+        elif fmt.name == "oai-pmh":
+            response = oaipmh.read(data, source)
+            found.quads.extend(response.quads)
+            found.notes.extend(f"{source}: OAI-PMH error {error}" for error in response.errors)
+            found.notes.extend(f"{source}: {skipped}" for skipped in response.skipped)
+        else:
+            found.quads.extend(_parse_rdf(data, fmt, source))
 
 
 def _parse_rdf(data: bytes, fmt: Format, source: str) -> list[Quad]:
@@ -406,7 +414,8 @@ def read_crosswalk(path: str) -> list[Crosswalk]:
         return rows
     graph = Graph()
     try:
-        graph.parse(data=data, format="nt")
+        with _rdflib_quietly():
+            graph.parse(data=data, format="nt")
     except Exception as error:
         raise _syntax_error(error, data, resolve_format("nt"), path) from error
     rows = []
