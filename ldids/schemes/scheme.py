@@ -112,10 +112,6 @@ class Scheme(Generic[V]):
         """Whether ``text`` is written in this scheme's syntax (valid or not)."""
         return self._claim(text) is not None
 
-    def scan(self, text: str) -> tuple[V | None, list[Problem]]:
-        """The identifier ``text`` denotes and every problem with it (never raises)."""
-        return self._scan(text)
-
     def check(self, text: str) -> list[Problem]:
         """Every problem that makes ``text`` invalid in this scheme; empty if valid."""
         return self._scan(text)[1]
