@@ -379,42 +379,9 @@ def runs(
 
 # -- Where paths disagree with the graph passes today ------------------------------------------
 
-# The link <hdl:1765/319> owl:sameAs <http://hdl.handle.net/1765/319> is in the data and
-# called for again by <info:fedora/demo:16> ex:seeAlso <http://hdl.handle.net/1765/319>:
-# every path leaves it out of the links it writes; the streamed crosswalk still has its row.
-LINK_ROW_KEPT = "streamed crosswalk: a row for a link already in the data (<hdl:1765/319> owl:sameAs ...)"
 NO_SUMMARY = "service: N-Quads to N-Quads is streamed and answers with no Ldids-Summary header"
-# normalize_store (live stores) finds candidates by one query over subjects and objects,
-# then fetches and rewrites the statements holding a term that needs rewriting:
-# - graph names are never candidates: statements with nothing else to rewrite stay in
-#   <oai:arXiv.org:graphs/one>, <toy:ff00>, <info:fedora/demo%3aGraph>, <\u0074oy:ff01>,
-#   the others of those graphs move to the canonical name;
-# - bare PIDs under dc:identifier are rewritten only in statements fetched for another
-#   term: <info:fedora/demo:11> dc:identifier "demo:11", "demo%3A11a"; FOXML's "demo:ItemOne";
-#   Kramerius' "uuid:5035a48a-..."; <info:fedora/demo:23>, <info:fedora/demo:25> stay;
-# - statements with a blank node stay (DELETE DATA cannot name one):
-#   _:b0 ex:ref <oai:arXiv.org:hep-th/9901004>;
-# - links come only from fetched statements: none for <http://purl.org/poi/repo.example.org/
-#   demo:14> (canonical, Fedora-served: owl:sameAs <info:fedora/demo:14>), <info:fedora/demo:26>
-#   oai:itemID <http://purl.org/poi/example.org/item26> (both canonical), the blank-node
-#   statement, the graph name <\u0074oy:ff01>;
-# - StoreSummary counts what it rewrote (fedora-pid 2, info-fedora 22, oai 13, toy 12; the
-#   graph passes 9, 25, 18, 17), and its problems are the distinct invalid prefixed terms
-#   the query found (9), not occurrences (12: bare "demo:" and "demo:bad id" are never
-#   looked at, <toy:xyz> occurs twice).
-STORE_STATEMENTS = (
-    "live store: graph names are never candidates; bare PIDs in literals are rewritten only in statements "
-    "fetched for another term; blank-node statements are left"
-)
-STORE_LINKS = "live store: no links from statements it does not rewrite (canonical POI of a Fedora namespace, itemID)"
-STORE_SUMMARY = "live store: counts only what it rewrote; problems are distinct invalid prefixed terms, not occurrences"
-
 DIVERGENCES: dict[tuple[str, str], str] = {
-    **{("crosswalk", path): LINK_ROW_KEPT for path in WITH_CROSSWALK},
     ("summary", "service-nquads"): NO_SUMMARY,
-    **{("statements", path): STORE_STATEMENTS for path in STORES},
-    **{("links", path): STORE_LINKS for path in STORES},
-    **{("summary", path): STORE_SUMMARY for path in STORES},
 }
 
 

@@ -13,13 +13,14 @@ Needs the optional dependencies ``dask`` and ``distributed`` (``pip install 'ldi
 
 from __future__ import annotations
 
+import collections
 import shutil
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ldids.dumps.run import DumpSummary, crosswalk_line
+from ldids.dumps.run import DumpSummary, crosswalk_line, link_rows
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import BadLine, BlockResult, Settings, new_run, process_block
 from ldids.errors import InputError
@@ -132,11 +133,16 @@ def _combine(
                 text = bad.text.replace("\t", "\\t")
                 stream.write(f"{path}\t{bad.line}\t{bad.column}\t{bad.message}\t{text}\n")
         summary.bad_lines = len(bad_lines)
+    new_links = difference(found_links, present)
+    if crosswalk:
+        new_links = link_rows(new_links, found_rows)
     if links:
         with (folder / "links.nt").open("w", encoding="utf-8") as stream:
-            for line in difference(found_links, present):
+            for line in new_links:
                 stream.write(line + "\n")
                 summary.links += 1
+    elif crosswalk:
+        collections.deque(new_links, maxlen=0)  # rows for the links, none written
     if crosswalk:
         with (folder / "crosswalk.csv").open("w", encoding="utf-8") as stream:
             stream.write(",".join(Crosswalk.FIELDS) + "\n")

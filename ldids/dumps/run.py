@@ -57,7 +57,7 @@ from ldids.rdf.files import atomic_output
 if TYPE_CHECKING:
     from ldids.passes.graph import Crosswalk
 
-__all__ = ["DumpSummary", "crosswalk_line", "normalize_dump"]
+__all__ = ["DumpSummary", "crosswalk_line", "link_rows", "normalize_dump"]
 
 
 @dataclass
@@ -278,6 +278,16 @@ class _WriteBehind:
             self._done = end
 
 
+def link_rows(lines: Iterator[str], rows: SortedUnique, batch: int = 10_000) -> Iterator[str]:
+    """The new links, passed through as they are written, each also added to the crosswalk
+    ``rows``: a link the data held already is in neither."""
+    from ldids.passes.graph import Crosswalk
+
+    while chunk := list(itertools.islice(lines, batch)):
+        rows.add_all(crosswalk_line(Crosswalk.of_link_line(line)) for line in chunk)
+        yield from chunk
+
+
 def crosswalk_line(row: Crosswalk) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="").writerow(row.values())
@@ -370,6 +380,10 @@ def normalize_dump(
                         meter.update(summary.lines_in, 0, None)
         # A link already in the data is not written again: a second run changes nothing.
         new_links = difference(found_links, present) if present else iter(found_links)
+        if crosswalk is not None:
+            new_links = link_rows(new_links, found_rows)
+            if links is None:
+                deque(new_links, maxlen=0)  # rows for the links, none written
         if links == "inline":
             summary.links = _write_lines(out, new_links)
         elif links is not None:

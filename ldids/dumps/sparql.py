@@ -1,14 +1,23 @@
 """Normalizing a live triplestore in place, through SPARQL 1.1 Query and Update.
 
-1. One query finds the identifier-looking terms of the store (IRIs and literals starting
-   with an identifier prefix, in any position but predicate).
-2. Terms that need rewriting are taken in batches; for each batch, one query fetches the
-   statements holding them, the same passes as everywhere (:func:`ldids.passes.graph.rewrite_quad`
-   and :func:`ldids.passes.graph.links`) compute the new statements and links, and ONE update
-   request replaces them (``DELETE DATA`` then ``INSERT DATA``): a SPARQL Update request is
-   applied atomically by the store, so an interrupted run loses no statement, and running
-   again finishes the work (already canonical terms are not touched twice). ``DELETE DATA``
-   cannot name blank nodes: statements with one are left as they are and counted.
+1. One query counts the statements, one fetches every statement the passes could have
+   something to say about: a subject, object or graph name containing one of the
+   registry's prefilter needles (derived from the schemes' declarations, as the streamed
+   dump's), or a literal under a configured bare-form predicate. The needles are a
+   superset of the identifiers; the one decision (:func:`ldids.passes.graph.rewrite_quad`
+   and :func:`ldids.passes.graph.links`) tells them apart, as on every other path.
+2. The changes go in batches, ONE update request each: ``DELETE DATA`` the statements as
+   they were, ``INSERT DATA`` them as they are now with the links their rewrite calls for.
+   A SPARQL Update request is applied atomically by the store, so an interrupted run loses
+   no statement and no link, and running again finishes the work (canonical terms are not
+   touched twice). ``DELETE DATA`` cannot name a blank node (SPARQL 1.1 Update §3.1.2),
+   nor an IRI the store took leniently that is none: a statement with one is rewritten
+   by ``DELETE/INSERT ... WHERE`` with a variable in its place. Where a blank node stands
+   that changes every statement of that shape alike, as the passes would (a blank node
+   carries no PID namespace, so its statements are decided alike).
+3. The summary is the one summary document (ldids.passes.summary), counted as the graph
+   passes count it; what only a live store knows (updates, statements fetched) is under
+   ``run``.
 
 The endpoint URLs are the operator's configuration, never taken from data or requests.
 Uses only the standard library's HTTP client.
@@ -20,67 +29,70 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids.errors import InputError
-from ldids.ntriples import Quad, term
+from ldids.ntriples import Quad, iri, literal, quad_line, term
 from ldids.passes import graph as passes
 from ldids.passes.config import Config
 from ldids.passes.summary import Summary
+from ldids.schemes._chars import is_plain_iri
 
 __all__ = ["StoreSummary", "normalize_store"]
 
+_ALL = "{ ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } }"
+#: Characters with a meaning in an XPath regular expression (XPath Functions §5.6.1).
+_REGEX_SPECIAL = frozenset("\\|.-^?*+{}()[]$")
 
-def _candidates(config: Config) -> str:
-    """The query for every term written in a prefixed form of a registered scheme, in any
-    case (the registry's prefix pattern, derived from the schemes' declarations)."""
-    pattern = config.registry.prefix_pattern.replace("\\", "\\\\")  # a SPARQL string: "\\." is "\."
-    return (
-        "SELECT DISTINCT ?t WHERE {\n"
-        "  { ?t ?p ?o } UNION { ?s ?p ?t } UNION { GRAPH ?g { ?t ?p2 ?o2 } } UNION { GRAPH ?g2 { ?s2 ?p3 ?t } }\n"
-        f'  FILTER ((isIRI(?t) || isLiteral(?t)) && REGEX(STR(?t), "{pattern}", "i"))\n'
-        "}"
-    )
+
+def _xpath_regex(needles: Iterable[str]) -> str:
+    """An XPath regular expression matching any of ``needles``, as a SPARQL string's content."""
+    escaped = ("".join("\\" + c if c in _REGEX_SPECIAL else c for c in needle) for needle in sorted(needles))
+    return "|".join(escaped).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _statements_query(config: Config) -> str:
+    """Every statement holding a term the passes may decide something about."""
+    pattern = _xpath_regex(config.registry.prefilter)
+    tests = [
+        f'(!isBlank(?s) && REGEX(STR(?s), "{pattern}", "i"))',
+        f'(!isBlank(?o) && REGEX(STR(?o), "{pattern}", "i"))',
+        f'(isIRI(?g) && REGEX(STR(?g), "{pattern}", "i"))',
+    ]
+    bare = sorted(config.bare_pid_predicates | config.bare_handle_predicates)
+    if bare:
+        tests.append(f"(isLiteral(?o) && ?p IN ({', '.join(iri(name) for name in bare)}))")
+    if config.rewrite_predicates:
+        tests.append(f'REGEX(STR(?p), "{pattern}", "i")')
+    return f"SELECT ?s ?p ?o ?g WHERE {{\n  {_ALL}\n  FILTER ({' || '.join(tests)})\n}}"
 
 
 @dataclass
 class StoreSummary:
-    terms_found: int = 0
-    terms_rewritten: int = 0
-    statements_rewritten: int = 0
-    links: int = 0
-    updates: int = 0
-    problems: int = 0
-    blank_node_statements: int = 0  # holding a term to rewrite, left as they are
-    rewritten: Counter[str] = field(default_factory=Counter)
+    """What a run on a live store did: the one summary, and the updates it sent."""
+
+    counts: Summary = field(default_factory=Summary)
+    statements_found: int = 0  # fetched to be decided
+    updates: int = 0  # update requests sent
+    changes_left: int = 0  # changes not sent (max_batches), which a later run makes
+
+    @property
+    def problems(self) -> int:
+        return self.counts.problems
 
     def summary(self) -> Summary:
-        """The one summary (ldids.passes.summary). A live store is not read whole, so the
-        statements in and out are not known (null); terms and updates are this path's own."""
-        return Summary(
-            statements_in=None,
-            statements_out=None,
-            statements_rewritten=self.statements_rewritten,
-            links=self.links,
-            rewritten=Counter(self.rewritten),
-            run=self.to_json(),
-        )
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "terms_found": self.terms_found,
-            "terms_rewritten": self.terms_rewritten,
-            "statements_rewritten": self.statements_rewritten,
-            "identifiers_rewritten": dict(sorted(self.rewritten.items())),
-            "links": self.links,
+        """The one summary document, with this path's own figures under ``run``."""
+        document = Summary()
+        document.add(self.counts)
+        document.run = {
+            "statements_found": self.statements_found,
             "updates": self.updates,
-            "problems": self.problems,
-            "blank_node_statements_left": self.blank_node_statements,
+            "changes_left": self.changes_left,
         }
+        return document
 
 
 class _Endpoint:
@@ -111,6 +123,10 @@ class _Endpoint:
             rows.append({name: _node(value) for name, value in binding.items()})
         return rows
 
+    def count(self) -> int:
+        (row,) = self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ {_ALL} }}")
+        return int(str(row["n"]))
+
     def update(self, text: str) -> None:
         self._send(self.update_url, text.encode("utf-8"), "application/sparql-update")
 
@@ -124,6 +140,17 @@ def _node(value: dict[str, str]) -> Node:
     if "xml:lang" in value:
         return Literal(value["value"], lang=value["xml:lang"])
     return Literal(value["value"], datatype=URIRef(value["datatype"]) if "datatype" in value else None)
+
+
+# -- The updates --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Change:
+    """One statement replaced (``before`` None: only added), with the links it calls for."""
+
+    before: Quad | None
+    after: tuple[Quad, ...]
 
 
 def _data_block(quads: Iterable[Quad]) -> str:
@@ -140,6 +167,75 @@ def _data_block(quads: Iterable[Quad]) -> str:
     return "\n".join(parts)
 
 
+def _named(node: Node) -> bool:
+    """Whether SPARQL can name ``node`` in a DATA block: not a blank node (SPARQL 1.1
+    Update §3.1.1), and an IRI its parser takes; a store loaded leniently may hold IRIs
+    that are none (an invalid identifier among them), which a pattern then matches by text."""
+    return not isinstance(node, BNode) and (not isinstance(node, URIRef) or is_plain_iri(str(node)))
+
+
+class _Pattern:
+    """Statements written as patterns, each node SPARQL cannot name a variable."""
+
+    def __init__(self) -> None:
+        self.names: dict[Node, str] = {}
+        self.tests: list[str] = []
+
+    def node(self, node: Node) -> str:
+        if _named(node):
+            return term(node)
+        if node not in self.names:
+            name = self.names[node] = f"?v{len(self.names)}"
+            test = (
+                f"isBlank({name})"
+                if isinstance(node, BNode)
+                else f"(isIRI({name}) && STR({name}) = {literal(str(node))})"
+            )
+            self.tests.append(test)
+        return self.names[node]
+
+    def statement(self, quad: Quad) -> str:
+        s, p, o, g = quad
+        triple = f"{self.node(s)} {self.node(p)} {self.node(o)} ."
+        return triple if g is None else f"GRAPH {self.node(g)} {{ {triple} }}"
+
+
+def _by_pattern(change: _Change) -> str:
+    """The operation replacing a statement SPARQL cannot name. Where a blank node stands,
+    every statement of its shape is replaced alike."""
+    assert change.before is not None
+    pattern = _Pattern()
+    old = pattern.statement(change.before)
+    new = " ".join(pattern.statement(quad) for quad in change.after)
+    return f"DELETE {{ {old} }} INSERT {{ {new} }} WHERE {{ {old} FILTER ({' && '.join(pattern.tests)}) }}"
+
+
+def _request(changes: list[_Change]) -> str:
+    """One update request making ``changes``: applied atomically by the store."""
+    plain = [change for change in changes if _plain(change)]
+    deleted = [change.before for change in plain if change.before is not None]
+    inserted = list(dict.fromkeys(quad for change in plain for quad in change.after))
+    operations = []
+    if deleted:
+        operations.append(f"DELETE DATA {{\n{_data_block(deleted)}\n}}")
+    if inserted:
+        operations.append(f"INSERT DATA {{\n{_data_block(inserted)}\n}}")
+    operations.extend(dict.fromkeys(_by_pattern(change) for change in changes if not _plain(change)))
+    return " ;\n".join(operations)
+
+
+def _plain(change: _Change) -> bool:
+    return all(node is None or _named(node) for quad in (change.before, *change.after) if quad for node in quad)
+
+
+def _batches(changes: list[_Change], size: int) -> Iterator[list[_Change]]:
+    for start in range(0, len(changes), size):
+        yield changes[start : start + size]
+
+
+# -- The run ------------------------------------------------------------------------------------
+
+
 def normalize_store(
     query_url: str,
     update_url: str | None = None,
@@ -151,63 +247,51 @@ def normalize_store(
 ) -> StoreSummary:
     """Normalize the store behind a SPARQL endpoint in place; see the module text.
 
-    ``update_url`` defaults to ``query_url``; ``max_batches`` stops early (as an interruption
-    would), leaving a consistent store that a later run finishes.
+    ``update_url`` defaults to ``query_url``; ``batch`` is the number of statements changed
+    per update request; ``max_batches`` stops early (as an interruption would), leaving a
+    consistent store that a later run finishes.
     """
     settings = config or Config()
     endpoint = _Endpoint(query_url, update_url or query_url, timeout)
-    summary = StoreSummary()
-    cache = passes.TermCache(settings)
-    terms = [row["t"] for row in endpoint.select(_candidates(settings))]
-    summary.terms_found = len(terms)
-    # Terms whose rewrite does not depend on a predicate can be told apart here; literals
-    # under configured bare-form predicates are decided statement by statement below.
-    pending = []
-    for node in sorted(terms, key=term):
-        known = cache.look_up(node, None)
-        if known is not None and known.term is not None:
-            pending.append(node)
-        elif known is not None and known.decision.action == "invalid":
-            summary.problems += 1
-    rewritten_terms: set[Node] = set()
-    for start in range(0, len(pending), batch):
-        if max_batches is not None and summary.updates >= max_batches:
-            break
-        chosen = pending[start : start + batch]
-        values = " ".join(term(node) for node in chosen)
-        # The term is bound into each pattern, so the store answers from its indexes.
-        rows = endpoint.select(
-            f"""SELECT DISTINCT ?s ?p ?o ?g WHERE {{
-              VALUES ?t {{ {values} }}
-              {{ ?t ?p ?o BIND (?t AS ?s) }} UNION {{ ?s ?p ?t BIND (?t AS ?o) }}
-              UNION {{ GRAPH ?g {{ ?t ?p ?o }} BIND (?t AS ?s) }} UNION {{ GRAPH ?g {{ ?s ?p ?t }} BIND (?t AS ?o) }}
-              UNION {{ GRAPH ?t {{ ?s ?p ?o }} BIND (?t AS ?g) }}
-            }}"""
+    run = StoreSummary()
+    counts = run.counts
+    statements_in = endpoint.count()
+    found = list(
+        dict.fromkeys(
+            (row["s"], row["p"], row["o"], row.get("g")) for row in endpoint.select(_statements_query(settings))
         )
-        before: dict[Quad, None] = {}
-        after: dict[Quad, None] = {}
-        found_links: dict[Quad, None] = {}
-        for row in rows:
-            quad: Quad = (row["s"], row["p"], row["o"], row.get("g"))
-            if any(isinstance(node, BNode) for node in quad):
-                # DELETE DATA cannot name a blank node: such a statement stays, and is counted.
-                summary.blank_node_statements += 1
-                continue
-            step = passes.rewrite_quad(quad, cache)
-            for link in passes.links(step, settings):
-                found_links[link] = None
-            if step.rewrites:
-                before[quad] = None
-                after[step.after] = None
-                for change in step.rewrites:
-                    summary.rewritten[change.scheme] += 1
-                    rewritten_terms.add(change.original)
-        if not before:
+    )
+    run.statements_found = len(found)
+    cache = passes.TermCache(settings)
+    changes: list[_Change] = []
+    afters: set[Quad] = set()
+    linked: dict[Quad, None] = {}
+    present = set(found)
+    for quad in sorted(found, key=quad_line):
+        step = passes.rewrite_quad(quad, cache)
+        afters.add(step.after)
+        counts.invalid.update(finding.scheme for finding in step.findings)
+        counts.left.update(step.left)
+        new_links = [link for link in passes.links(step, settings) if link not in linked]
+        linked.update(dict.fromkeys(new_links))
+        new_links = [link for link in new_links if link not in present]
+        if step.rewrites:
+            counts.statements_rewritten += 1
+            counts.rewritten.update(change.scheme for change in step.rewrites)
+            changes.append(_Change(quad, (step.after, *new_links)))
+        elif new_links:
+            changes.append(_Change(None, tuple(new_links)))
+    # Statements that became equal to another are one in the store, as in a graph. Every
+    # statement a rewritten one (or a link) can become equal to holds a canonical term, and
+    # so was fetched: the merged ones and the links already there are known from `found`.
+    counts.statements_in = statements_in
+    counts.statements_merged = len(found) - len(afters)
+    counts.statements_out = statements_in - counts.statements_merged
+    counts.links = len(linked.keys() - afters)
+    for chosen in _batches(changes, batch):
+        if max_batches is not None and run.updates >= max_batches:
+            run.changes_left += len(chosen)
             continue
-        inserted = list(after) + [link for link in found_links if link not in after]
-        endpoint.update(f"DELETE DATA {{\n{_data_block(before)}\n}} ;\nINSERT DATA {{\n{_data_block(inserted)}\n}}")
-        summary.updates += 1
-        summary.statements_rewritten += len(before)
-        summary.links += len(found_links)
-    summary.terms_rewritten = len(rewritten_terms)
-    return summary
+        endpoint.update(_request(chosen))
+        run.updates += 1
+    return run

@@ -599,11 +599,9 @@ def _whole_statement(worker: _Worker, pieces: list[str | None], number: int, res
     result.left.update(step.left)
     if quad[1] == passes.SAME_AS and step.after[3] is None:
         result.same_as.append(quad_line(step.after))
-    for link in passes.links(step, settings.config):
-        link_line = quad_line(link)
-        result.links.append(link_line)
-        if settings.crosswalk:
-            result.crosswalk.append(passes.Crosswalk.of_link(link))
+    # A link's crosswalk row is made where it is written (dumps.run), once it is known
+    # not to be in the data already.
+    result.links.extend(quad_line(link) for link in passes.links(step, settings.config))
     if not step.rewrites:
         return None
     result.rewritten_statements += 1

@@ -372,6 +372,14 @@ class Crosswalk:
     def of_link(cls, link: Quad) -> Crosswalk:
         return cls("link", "owl:sameAs", "", term(link[2]), term(link[0]), "", quad_line(link))
 
+    @classmethod
+    def of_link_line(cls, line: str) -> Crosswalk:
+        """The row of a link written as ``quad_line`` writes it: ``<s> <owl:sameAs> <o> .``
+        (IRIs, which hold no space)."""
+        subject, _, rest = line.partition(" ")
+        object_ = rest.partition(" ")[2].removesuffix(" .")
+        return cls("link", "owl:sameAs", "", object_, subject, "", line)
+
     def values(self) -> list[str]:
         """The row's cells, in FIELDS order (CSV)."""
         return [

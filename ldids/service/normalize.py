@@ -60,7 +60,7 @@ async def normalize_live_store(state: AppState) -> JSONResponse:
         summary = await run_in_threadpool(normalize_store, query, update, state.config)
     except InputError as error:
         raise ProblemError(502, "ldids.service.store-unreachable", "Live store failed", error.message) from error
-    return JSONResponse(summary.to_json())
+    return JSONResponse(summary.summary().to_json())
 
 
 async def _streamed(request: Request, state: ServiceState, target: rdfio.Format, links: bool) -> Response:
