@@ -379,10 +379,8 @@ def runs(
 
 # -- Where paths disagree with the graph passes today ------------------------------------------
 
-NO_SUMMARY = "service: N-Quads to N-Quads is streamed and answers with no Ldids-Summary header"
-DIVERGENCES: dict[tuple[str, str], str] = {
-    ("summary", "service-nquads"): NO_SUMMARY,
-}
+
+DIVERGENCES: dict[tuple[str, str], str] = {}
 
 
 def paths(comparison: str, names: tuple[str, ...] | list[str]) -> list[Any]:

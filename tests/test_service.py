@@ -103,7 +103,7 @@ def test_syntax_errors_are_400_with_line_and_column(client: TestClient) -> None:
     assert problem(turtle, 400, "ldids.input")["line"] == 2
 
 
-def test_n_triples_bodies_are_streamed_like_the_cli(tmp_path: Path) -> None:
+def test_n_triples_bodies_are_normalized_like_the_cli(tmp_path: Path) -> None:
     from ldids.dumps.run import normalize_dump
     from ldids.dumps.stream import Settings
 
@@ -115,8 +115,33 @@ def test_n_triples_bodies_are_streamed_like_the_cli(tmp_path: Path) -> None:
     assert answer.status_code == 200
     source, out = tmp_path / "in.nt", tmp_path / "out.nt"
     source.write_bytes(body)
-    normalize_dump([str(source)], str(out), Settings(Config()))
+    summary = normalize_dump([str(source)], str(out), Settings(Config()))
     assert answer.content == out.read_bytes()
+    sent = json.loads(answer.headers["Ldids-Summary"])
+    expected = summary.to_json()
+    assert {key: sent[key] for key in expected if key != "run"} == {k: v for k, v in expected.items() if k != "run"}
+
+
+def test_a_line_body_over_the_limit_without_a_length_is_413_with_nothing_written() -> None:
+    line = b"<info:fedora/demo:1> <http://x/p> <oai:arXiv.org:1> .\n"
+
+    def chunks() -> Iterator[bytes]:  # sent chunked: no Content-Length to refuse it early
+        for _ in range(300):
+            yield line * 20
+
+    with TestClient(create_app(max_body=100_000)) as small:
+        answer = small.post("/normalize", content=chunks(), headers={"Content-Type": "application/n-triples"})
+    assert problem(answer, 413, "ldids.too-large")["limit"] == 100_000
+
+
+def test_a_bad_line_deep_in_a_line_body_is_400_with_its_line() -> None:
+    good = b"<info:fedora/demo:1> <http://x/p> <oai:arXiv.org:1> .\n"
+    body = good * 30_000 + b"<info:fedora/demo:2> <http://x/p> .\n" + good
+    with TestClient(create_app(max_body=10_000_000)) as big:
+        answer = big.post("/normalize", content=body, headers={"Content-Type": "application/n-triples"})
+    body_json = problem(answer, 400, "ldids.input")
+    assert body_json["line"] == 30_001
+    assert "ldids-request" not in answer.text  # the service's own files are not named
 
 
 def test_unsupported_media_type_is_415(client: TestClient) -> None:

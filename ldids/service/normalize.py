@@ -5,15 +5,17 @@ with (``/store/normalize``)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+import shutil
+import tempfile
+from pathlib import Path
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
+from starlette.background import BackgroundTask
 
-from ldids.dumps.blocks import BlockCutter
-from ldids.dumps.sorting import SortedUnique, difference
-from ldids.dumps.stream import BlockResult, Settings, process_block
+from ldids.dumps.run import normalize_dump
+from ldids.dumps.stream import Settings
 from ldids.errors import InputError
 from ldids.passes import graph as passes
 from ldids.rdf import io as rdfio
@@ -21,7 +23,6 @@ from ldids.service.body import bounded_chunks, read_body
 from ldids.service.negotiation import DEFAULT_TYPE, LINE_FORMATS, accepted, content_format, rdf_offers
 from ldids.service.problem import ProblemError, input_problem
 from ldids.service.state import AppState, ServiceState
-from ldids.service.store import IdentityStore
 
 __all__ = ["router"]
 
@@ -34,7 +35,7 @@ async def normalize(request: Request, state: AppState, links: bool = True) -> Re
     media = accepted(request, rdf_offers(), source.media_types[0] if source.writable else DEFAULT_TYPE)
     target = rdfio.resolve_format(media)
     if source.name in LINE_FORMATS and target.name in LINE_FORMATS and not (source.quads and not target.quads):
-        return await _streamed(request, state, target, links)
+        return await _line_formats(request, state, source, target, links)
     body = await read_body(request, state.max_body)
     try:
         found = rdfio.read_bytes(body, source, "request body")
@@ -63,65 +64,44 @@ async def normalize_live_store(state: AppState) -> JSONResponse:
     return JSONResponse(summary.summary().to_json())
 
 
-async def _streamed(request: Request, state: ServiceState, target: rdfio.Format, links: bool) -> Response:
-    """Line-format bodies, block by block through the stream's process_block, answered as
-    they come; the links, de-duplicated, follow the statements. A malformed line ends the
-    answer with an error: the first block is checked before the answer starts, so most
-    bad input still gets a proper 400."""
-    settings = Settings(state.config, quads=target.quads)
-    pending = _blocks(bounded_chunks(request, state.max_body))
-    first = await anext(pending, None)
-    results = []
-    if first is not None:
-        result = process_block(first[0], first[1], settings)
-        if result.bad:
-            bad = result.bad[0]
-            raise ProblemError(400, "ldids.input", "Unreadable input", bad.message, line=bad.line, column=bad.column)
-        results.append(result)
-    answer = _answer(results, pending, settings, state.store, links)
-    return StreamingResponse(answer, media_type=target.media_types[0])
-
-
-async def _blocks(chunks: AsyncIterator[bytes]) -> AsyncIterator[tuple[bytes, int]]:
-    """The body's whole lines, a block per chunk that completes one, each with the number
-    of its first line."""
-    cutter = BlockCutter()
-    async for chunk in chunks:
-        found = cutter.feed(chunk)
-        if found is not None:
-            yield found
-    last = cutter.end()
-    if last is not None:
-        yield last
-
-
-async def _answer(
-    checked: list[BlockResult],
-    pending: AsyncIterator[tuple[bytes, int]],
-    settings: Settings,
-    store: IdentityStore | None,
-    links: bool,
-) -> AsyncIterator[bytes]:
-    """The streamed answer: the blocks ``checked`` already, then the ``pending`` ones as they
-    are processed, then the links found that the data did not state already."""
-    found_links, present = SortedUnique(), SortedUnique()
-    for result in checked:
-        found_links.add_all(result.links)
-        present.add_all(result.same_as)
-        yield bytes(result.output)  # the same object: an output is bytes unless put into a buffer
-    async for block, first_line in pending:
-        result = process_block(block, first_line, settings)
-        if result.bad:
-            bad = result.bad[0]
-            # The answer has begun (status 200): the error can only be told in the data.
-            yield f"# ldids: stopped at line {bad.line}, column {bad.column}: {bad.message}\n".encode()
-            return
-        found_links.add_all(result.links)
-        present.add_all(result.same_as)
-        yield bytes(result.output)
-    new_links = list(difference(found_links, present))
-    if store is not None:
-        store.record_links(new_links)
-    if links:
-        for line in new_links:
-            yield f"{line}\n".encode()
+async def _line_formats(
+    request: Request, state: ServiceState, source: rdfio.Format, target: rdfio.Format, links: bool
+) -> Response:
+    """N-Triples/N-Quads in and out: the body, read whole within the limit into a file, goes
+    through the streamed dump path of ``ldids normalize`` (the same output, byte for byte,
+    and the same summary); the answer starts once the run is done, so a bad line is a 400
+    and the summary can go in the header."""
+    folder = Path(tempfile.mkdtemp(prefix="ldids-request-"))
+    try:
+        body = folder / f"body.{'nq' if source.quads else 'nt'}"
+        with body.open("wb") as spool:
+            async for chunk in bounded_chunks(request, state.max_body):
+                spool.write(chunk)
+        output, found_links = folder / "out", folder / "links.nt"
+        settings = Settings(state.config, quads=target.quads)
+        try:
+            summary = await run_in_threadpool(
+                normalize_dump, [str(body)], str(output), settings, links=str(found_links)
+            )
+        except InputError as error:
+            raise input_problem(error) from error  # its line and column; not the service's file name
+        new_links = found_links.read_bytes()
+        if state.store is not None:
+            state.store.record_links(new_links.decode("utf-8").splitlines())
+        if links:
+            with output.open("ab") as written:
+                written.write(new_links)
+        document = summary.summary()
+        document.run["problem_samples"] = [
+            sample.replace(str(body), "request body", 1) for sample in document.run.get("problem_samples", [])
+        ]
+        headers = {"Ldids-Summary": json.dumps(document.to_json())}
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return FileResponse(
+        output,
+        media_type=target.media_types[0],
+        headers=headers,
+        background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True),
+    )
