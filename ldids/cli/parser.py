@@ -1,0 +1,200 @@
+"""The ``ldids`` argument parser: every command, its options and its --help text."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import uuid
+
+from ldids import __version__
+from ldids.schemes import handle
+from ldids.schemes.registry import PRECEDENCE
+
+__all__ = ["build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits with 2 on usage errors already; keep its message format."""
+
+
+def _resolver(text: str) -> handle.Resolver:
+    authority, _, segment = text.partition("/")
+    if not authority:
+        raise argparse.ArgumentTypeError(f"a resolver is HOST[:PORT][/SEGMENT], not {text!r}")
+    return handle.Resolver(authority, segment or None)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command with its options; ``main`` runs the one named in ``args.command``."""
+    parser = _Parser(
+        prog="ldids",
+        description="Find persistent identifiers (Fedora PIDs, info:fedora URIs, OAI identifiers, POIs, handles) "
+        "and normalize them.",
+    )
+    parser.add_argument("--version", action="version", version=f"ldids {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    inspect = commands.add_parser(
+        "inspect",
+        help="check identifiers and show scheme, normal form, canonical IRI and equivalents",
+        description="Check identifiers and show their scheme, normal form, canonical IRI and equivalent IRIs. "
+        "With no IDENTIFIER, read one per line from standard input (blank lines are skipped). "
+        "Exit 0 if all are valid, 1 if any is invalid, 2 on usage errors.",
+    )
+    inspect.add_argument("identifiers", nargs="*", metavar="IDENTIFIER")
+    inspect.add_argument("--json", action="store_true", help="one JSON object per identifier, one per line")
+    inspect.add_argument("--scheme", choices=PRECEDENCE, help="check against this scheme instead of detecting one")
+    inspect.add_argument(
+        "--resolver",
+        action="append",
+        type=_resolver,
+        default=[],
+        metavar="HOST[:PORT][/SEGMENT]",
+        help="also know this HTTP handle resolver (repeatable; hdl.handle.net is always known)",
+    )
+
+    mint = commands.add_parser(
+        "mint",
+        help="mint new CORDRA identifiers for a naming authority",
+        description="Mint CORDRA identifiers (hdl:NA/<32 hex digits>) from random DCE UUIDs, or from a given UUID.",
+    )
+    mint.add_argument("naming_authority", metavar="NAMING_AUTHORITY", help="digit segments joined by '.', e.g. 100.102")
+    mint.add_argument("-n", "--count", type=int, default=1, help="how many to mint (default 1)")
+    mint.add_argument("--uuid", type=uuid.UUID, help="use this UUID instead of a random one")
+    mint.add_argument(
+        "--form",
+        choices=("path", "host", "http"),
+        default="path",
+        help="URI encoding to print (default: path, hdl:NA/...)",
+    )
+
+    request = commands.add_parser(
+        "oai-request",
+        help="encode oai-identifiers for OAI-PMH requests",
+        description="Print the OAI-PMH request encoding (identifier=...) of each oai-identifier, "
+        "or a whole GET request URL with --base-url.",
+    )
+    request.add_argument("identifiers", nargs="+", metavar="OAI_IDENTIFIER")
+    request.add_argument("--base-url", help="the repository's OAI-PMH base URL: print full request URLs")
+    request.add_argument("--verb", default="GetRecord", help="OAI-PMH verb (default GetRecord)")
+    request.add_argument("--metadata-prefix", default="oai_dc", help="metadataPrefix (default oai_dc)")
+
+    description = commands.add_parser(
+        "oai-description",
+        help="read and check, or write, an Identify oai-identifier description block",
+        description="With FILE (or - for standard input): read the oai-identifier description "
+        "from an Identify response "
+        "and check it. With --write NAMESPACE SAMPLE: print a description block.",
+    )
+    description.add_argument("file", nargs="?", metavar="FILE")
+    description.add_argument("--write", nargs=2, metavar=("NAMESPACE", "SAMPLE_IDENTIFIER"))
+    description.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    formats = "turtle, nt, nquads, trig, xml, json-ld, foxml, oai-pmh"
+    normalize = commands.add_parser(
+        "normalize",
+        help="rewrite identifiers in RDF to canonical form, link their forms, record a crosswalk",
+        description="Rewrite every recognized identifier to its canonical IRI, add owl:sameAs links between the "
+        "forms that name the same thing, and report invalid identifiers (never rewritten). Reads files or "
+        f"standard input ({formats}; guessed from extensions or content, .gz/.bz2 too), writes one file or "
+        "standard output; files are written to a temporary file and renamed into place. A summary goes to "
+        "standard error. Exit 0 on success (1 with --strict when invalid identifiers were found), 2 on input errors.",
+    )
+    normalize.add_argument("inputs", nargs="*", metavar="INPUT", help="input files, - for standard input (default)")
+    normalize.add_argument("-o", "--output", default="-", help="output file, - for standard output (default)")
+    normalize.add_argument("-i", "--input-format", help="input format name or MIME type (default: guessed)")
+    normalize.add_argument(
+        "-t", "--output-format", help="output format (default: from -o, else the input's, else turtle)"
+    )
+    normalize.add_argument("--config", help="TOML configuration (bare-PID predicates, Fedora OAI namespaces, ...)")
+    where = normalize.add_mutually_exclusive_group()
+    where.add_argument("--links", metavar="FILE", help="write the owl:sameAs links to FILE instead of the output")
+    where.add_argument("--no-links", action="store_true", help="write no owl:sameAs links")
+    normalize.add_argument(
+        "--crosswalk", metavar="FILE", help="record every change in FILE (.csv or .nt); see `ldids undo`"
+    )
+    normalize.add_argument(
+        "--summary", choices=("text", "json"), default="text", help="summary format on standard error"
+    )
+    normalize.add_argument("--strict", action="store_true", help="exit 1 if invalid identifiers were found")
+    normalize.add_argument("-q", "--quiet", action="store_true", help="no summary, no problem list")
+    store = normalize.add_argument_group("live stores", "Normalize a triplestore in place, in atomic batches.")
+    store.add_argument("--sparql", metavar="URL", help="the store's SPARQL 1.1 query endpoint")
+    store.add_argument("--sparql-update", metavar="URL", help="its update endpoint (default: the query endpoint)")
+    dumps = normalize.add_argument_group(
+        "dumps",
+        "N-Triples and N-Quads in and out (plain, .gz, .bz2, or - with -i) are streamed in constant memory, "
+        "in input order, with owl:sameAs links after the statements.",
+    )
+    dumps.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes to use (default: all cores, here %(default)s)",
+    )
+    dumps.add_argument(
+        "--on-error",
+        choices=("stop", "skip"),
+        default="stop",
+        help="at a malformed line: stop with its position and exit 2 (default), or skip it into --error-file",
+    )
+    dumps.add_argument(
+        "--error-file",
+        metavar="FILE",
+        help="skipped lines, as LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT (default ldids-errors.tsv)",
+    )
+    dumps.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="progress on a terminal")
+    dumps.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        help="run on a Dask cluster (a scheduler address, or 'local' for a cluster of --workers processes here); "
+        "-o names a new folder for part-NNNNN files, links.nt and, with --crosswalk (any name), crosswalk.csv",
+    )
+
+    validate = commands.add_parser(
+        "validate",
+        help="validate RDF with the shipped SHACL shapes (and yours)",
+        description="Validate RDF against the SHACL shapes shipped with ldids and any --shapes files. "
+        "Exit 0 if it conforms, 1 if it does not, 2 if validation could not run (unreadable data or shapes).",
+    )
+    validate.add_argument("inputs", nargs="+", metavar="DATA")
+    validate.add_argument("-i", "--input-format", help="input format name or MIME type (default: guessed)")
+    validate.add_argument("--shapes", action="append", default=[], metavar="FILE", help="more shapes (repeatable)")
+    validate.add_argument("--format", choices=("text", "turtle", "json"), default="text", help="report format")
+    validate.add_argument("--limit", type=int, default=20, help="results listed in text and JSON (default 20)")
+    validate.add_argument("--all", action="store_true", help="list every result")
+
+    serve = commands.add_parser(
+        "serve",
+        help="run the HTTP service",
+        description="Serve the HTTP API (inspect, normalize, validate, vocabulary, shapes; OpenAPI docs at /docs). "
+        "Needs pip install 'ldids[service]'.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--config", help="TOML configuration of the graph passes")
+    serve.add_argument(
+        "--max-body", type=int, default=10 * 1024 * 1024, help="largest request body in bytes (413 beyond)"
+    )
+    serve.add_argument(
+        "--store", metavar="DIR", help="where links and crosswalks are kept (default $XDG_DATA_HOME/ldids/store)"
+    )
+    serve.add_argument("--no-store", action="store_true", help="keep nothing between requests")
+    serve.add_argument(
+        "--sparql", metavar="URL", help="a live store's SPARQL query endpoint, for POST /store/normalize"
+    )
+    serve.add_argument("--sparql-update", metavar="URL", help="its update endpoint (default: the query endpoint)")
+
+    undo = commands.add_parser(
+        "undo",
+        help="undo a normalization from its crosswalk",
+        description="Restore the statements before `ldids normalize` from its output and its --crosswalk: links are "
+        "removed and every rewritten statement is replaced by the one it came from. Exact for N-Triples and "
+        "N-Quads output (their blank node labels are kept).",
+    )
+    undo.add_argument("inputs", nargs="+", metavar="DATA", help="the normalized data (links included or not)")
+    undo.add_argument("--crosswalk", required=True, metavar="FILE", help="the crosswalk of that run (.csv or .nt)")
+    undo.add_argument("-i", "--input-format", help="input format (default: guessed)")
+    undo.add_argument("-o", "--output", default="-", help="output file, - for standard output (default)")
+    undo.add_argument("-t", "--output-format", help="output format (default: from -o, else the input's)")
+    return parser

@@ -1,0 +1,29 @@
+"""``ldids serve``: the HTTP service (``ldids.service.app``) under uvicorn, an optional install."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from ldids.cli.exit_code import EXIT_OK, UsageError
+
+__all__ = ["serve"]
+
+
+def serve(args: argparse.Namespace, out: TextIO) -> int:
+    """Serve until stopped; without ``ldids[service]`` installed, a usage error saying what to install."""
+    try:
+        import uvicorn
+
+        from ldids.service.app import create_app
+    except ImportError as error:
+        raise UsageError("serve needs the optional dependencies: pip install 'ldids[service]'") from error
+    from ldids.passes.config import Config
+    from ldids.service.store import IdentityStore
+
+    config = Config.from_toml(args.config) if args.config else Config()
+    store = None if args.no_store else IdentityStore(args.store)
+    live = (args.sparql, args.sparql_update or args.sparql) if args.sparql else None
+    app = create_app(config, max_body=args.max_body, store=store, sparql=live)
+    uvicorn.run(app, host=args.host, port=args.port)
+    return EXIT_OK
