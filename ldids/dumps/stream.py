@@ -145,6 +145,7 @@ _Value = (
     | None
 )
 _SAME_AS = f"<{decision.SAME_AS_IRI}>"
+_UNKNOWN = object()  # not yet looked up
 #: What a block may be given as: bytes, or a view of a buffer the caller reads into again.
 BytesLike = bytes | bytearray | memoryview
 
@@ -319,33 +320,38 @@ class _Worker:
         if found is None:
             return None
         action, scheme, canonical_text, reason, problems, links = found
-        if action == "invalid":
-            return (None, True, scheme or "", problems, _text_of(raw))
         if action == "leave":
-            return self._left[reason or ""]
-        canonical = canonical_text or text
+            return self._left[reason]  # type: ignore[index]
+        if action == "invalid":
+            return (None, True, scheme, problems, _text_of(raw))  # type: ignore[return-value]
+        becomes_iri = is_literal and self._literals_to_iris
+        if canonical_text is None:  # already canonical
+            if not links and not becomes_iri:
+                return self._unchanged[scheme]  # type: ignore[index]  # written once, met often
+            canonical_text = text
+        canonical_iri = iri(canonical_text)
         for source, target in links:
             # The form it was written in: an IRI without escapes is already as iri() writes it.
             written = raw if target == text and first == "<" and not escaped else iri(target)
-            self.new_links.append(f"{iri(source)} {_SAME_AS} {written} .")
-        scheme = scheme or ""
-        if canonical_text is None and not (is_literal and self._literals_to_iris):
-            return self._unchanged[scheme]
-        new_raw = literal(canonical, None, datatype) if is_literal and not self._literals_to_iris else iri(canonical)
-        return self._scheme_byte[scheme] + new_raw.encode()
+            self.new_links.append(
+                f"{canonical_iri if source == canonical_text else iri(source)} {_SAME_AS} {written} ."
+            )
+        if action == "canonical" and not becomes_iri:
+            return self._unchanged[scheme]  # type: ignore[index]
+        new_raw = canonical_iri if becomes_iri or not is_literal else literal(canonical_text, None, datatype)
+        return self._scheme_byte[scheme] + new_raw.encode()  # type: ignore[index]
 
     def namespace_of(self, subject: str | None) -> str | None:
         """The PID namespace a raw subject carries (decision.subject_namespace), remembered."""
         if subject is None or subject[0] != "<":
             return None
-        try:
-            return self._namespaces[subject]
-        except KeyError:
-            pass
-        if len(self._namespaces) >= self.settings.identifier_cache:
-            evict_oldest_half(self._namespaces)
-        found = self._namespaces[subject] = decision.subject_namespace(_unescape(subject[1:-1]), self.settings.config)
-        return found
+        namespaces = self._namespaces
+        found = namespaces.get(subject, _UNKNOWN)
+        if found is _UNKNOWN:
+            if len(namespaces) >= self.settings.identifier_cache:
+                evict_oldest_half(namespaces)
+            found = namespaces[subject] = decision.subject_namespace(_unescape(subject[1:-1]), self._config)
+        return found  # type: ignore[return-value]
 
     def take_links(self) -> list[str]:
         """The links of the terms decided since the last call."""

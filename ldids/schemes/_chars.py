@@ -80,19 +80,16 @@ def iri_component_errors(text: str, start: int, end: int, component: Literal["qu
 #: match may still be an IRI, one that matches is one.
 _HOST_CHAR = rf"(?:[A-Za-z0-9\-._~!$&'()*+,;={_UCSCHAR}]|%[0-9A-Fa-f]{{2}})"
 _USER_CHAR = rf"(?:[A-Za-z0-9\-._~!$&'()*+,;=:{_UCSCHAR}]|%[0-9A-Fa-f]{{2}})"
-_PLAIN_IRI = re.compile(
-    rf"""[A-Za-z][A-Za-z0-9+.\-]*:
+_PLAIN_IRI = rf"""[A-Za-z][A-Za-z0-9+.\-]*:
     (?://(?:{_USER_CHAR}*@)?{_HOST_CHAR}*(?::[0-9]*)?(?=[/?\#]|$)|(?!//))
     (?:[{_IPCHAR_ASCII}/{_UCSCHAR}]|%[0-9A-Fa-f]{{2}})*
     (?:\?(?:[{_IPCHAR_ASCII}/?{_UCSCHAR}{_IPRIVATE}]|%[0-9A-Fa-f]{{2}})*)?
-    (?:\#(?:[{_IPCHAR_ASCII}/?{_UCSCHAR}]|%[0-9A-Fa-f]{{2}})*)?""",
-    re.VERBOSE,
-)
+    (?:\#(?:[{_IPCHAR_ASCII}/?{_UCSCHAR}]|%[0-9A-Fa-f]{{2}})*)?"""
 
 
 def is_plain_iri(text: str) -> bool:
     """Whether ``text`` is an absolute IRI of the plain shape of ``_PLAIN_IRI``."""
-    return _PLAIN_IRI.fullmatch(text) is not None
+    return re.fullmatch(_PLAIN_IRI, text, re.VERBOSE) is not None  # compiled when first used
 
 
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
