@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ldids.dumps import stream
+from ldids.dumps import stream, worker
 from ldids.dumps.stream import BlockResult, Settings
 from ldids.passes.config import ITEM_ID, Config
 from ldids.schemes import handle
@@ -57,8 +57,8 @@ SETTINGS = {
 def both(data: bytes, settings: Settings, first_line: int = 1) -> tuple[BlockResult, BlockResult]:
     """The block through each loop, each with a fresh worker (cold memos)."""
     assert stream.COMPILED, "ldids.dumps._scan was not built"
-    compiled = stream._compiled(stream._Worker(settings), data, first_line)
-    python = stream._in_python(stream._Worker(settings), data, first_line)
+    compiled = stream._compiled(worker._Worker(settings), data, first_line)
+    python = stream._in_python(worker._Worker(settings), data, first_line)
     return compiled, python
 
 
@@ -384,14 +384,14 @@ def test_workers_sharing_a_table_give_the_same_block_results() -> None:
     with the process that decided."""
     data = b"".join(line.encode() + b"\n" for line in LINES)
     settings_ = SETTINGS["skip"]
-    alone = stream._compiled(stream._Worker(settings_), data, 1)
+    alone = stream._compiled(worker._Worker(settings_), data, 1)
     assert alone.links
     assert alone.rewritten
     assert alone.problems
     with stream.shared_decisions(settings_) as shared:
         assert shared
-        first = stream._compiled(stream._Worker(settings_), data, 1)  # decides, fills the table
-        second_worker = stream._Worker(settings_)
+        first = stream._compiled(worker._Worker(settings_), data, 1)  # decides, fills the table
+        second_worker = worker._Worker(settings_)
         second = stream._compiled(second_worker, data, 1)  # finds every shareable decision
     assert (first.output, first.rewritten, first.links) == (alone.output, alone.rewritten, alone.links)
     assert (second.output, second.rewritten, second.problems) == (alone.output, alone.rewritten, alone.problems)

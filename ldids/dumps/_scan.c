@@ -769,7 +769,7 @@ static PyTypeObject SharedDecisionsType = {
 
 /* -- One block ---------------------------------------------------------------------------------- */
 
-/* A memo value (ldids.dumps.stream._Value) is one of:
+/* A memo value (ldids.dumps.worker._Value) is one of:
  *   None                                    not an identifier;
  *   bytes: one byte, then the replacement   a valid identifier rewritten: the byte indexes
  *                                           the scheme names (one object per entry: the
