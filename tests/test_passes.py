@@ -104,6 +104,7 @@ def test_summary_counts() -> None:
         "links": 1,
         "identifiers": {"rewritten": {"info-fedora": 1}, "invalid": {}, "left": {}},
         "bad_lines": 0,
+        "skipped": {},
     }
 
 

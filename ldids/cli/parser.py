@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
         "forms that name the same thing, and report invalid identifiers (never rewritten). Reads files or "
         f"standard input ({formats}; guessed from extensions or content, .gz/.bz2 too), writes one file or "
         "standard output; files are written to a temporary file and renamed into place. A summary goes to "
-        "standard error. Exit 0 on success (1 with --strict when invalid identifiers were found), 2 on input errors.",
+        "standard error. Exit 0 on success (1 with --strict when invalid identifiers were found or input was "
+        "skipped), 2 on input errors.",
     )
     normalize.add_argument("inputs", nargs="*", metavar="INPUT", help="input files, - for standard input (default)")
     normalize.add_argument("-o", "--output", default="-", help="output file, - for standard output (default)")
@@ -116,7 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     normalize.add_argument(
         "--summary", choices=("text", "json"), default="text", help="summary format on standard error"
     )
-    normalize.add_argument("--strict", action="store_true", help="exit 1 if invalid identifiers were found")
+    normalize.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 if invalid identifiers were found, or a reader skipped anything (the summary's 'skipped')",
+    )
     normalize.add_argument("-q", "--quiet", action="store_true", help="no summary, no problem list")
     store = normalize.add_argument_group("live stores", "Normalize a triplestore in place, in atomic batches.")
     store.add_argument("--sparql", metavar="URL", help="the store's SPARQL 1.1 query endpoint")

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from ldids.errors import render_caret
 
 if TYPE_CHECKING:
+    from collections import Counter
+
     from ldids.dumps.run import DumpSummary
     from ldids.dumps.sparql import StoreSummary
     from ldids.passes.graph import Finding, Result
@@ -51,11 +53,13 @@ def report_store(args: argparse.Namespace, summary: StoreSummary) -> None:
 _PROBLEMS_SHOWN = 20
 
 
-def report_normalization(result: Result, notes: list[str], style: str) -> None:
-    """A graph's summary, the readers' notes and the first invalid identifiers, each with a caret."""
+def report_normalization(result: Result, notes: list[str], style: str, skipped: Counter[str]) -> None:
+    """A graph's summary with the readers' counts of what they skipped, their notes and the
+    first invalid identifiers, each with a caret."""
     from ldids.ntriples import quad_line
 
     summary = result.summary()
+    summary.skipped.update(skipped)
     if style == "json":
         summary.run = {"notes": notes, "problem_samples": [_finding_json(f) for f in result.findings[:_PROBLEMS_SHOWN]]}
         sys.stderr.write(json.dumps(summary.to_json()) + "\n")

@@ -42,6 +42,9 @@ class Summary:
     #: Occurrences of identifier-shaped terms left alone, by reason (decision.REASONS).
     left: Counter[str] = field(default_factory=Counter)
     bad_lines: int = 0  # lines that are no statement, skipped with --on-error skip
+    #: What a reader read and made no statement of, by kind (an OAI-PMH ListSets response's
+    #: sets, a record without an identifier, ...): nothing is dropped silently.
+    skipped: Counter[str] = field(default_factory=Counter)
     #: What only this way of running knows (``"run"`` in the JSON).
     run: dict[str, Any] = field(default_factory=dict)
 
@@ -61,6 +64,7 @@ class Summary:
         self.invalid.update(other.invalid)
         self.left.update(other.left)
         self.bad_lines += other.bad_lines
+        self.skipped.update(other.skipped)
 
     def to_json(self) -> dict[str, Any]:
         """The summary document (``summary.schema.json``)."""
@@ -78,6 +82,7 @@ class Summary:
                 "left": dict(sorted(self.left.items())),
             },
             "bad_lines": self.bad_lines,
+            "skipped": dict(sorted(self.skipped.items())),
         }
         if self.run:
             document["run"] = self.run
@@ -87,6 +92,7 @@ class Summary:
         """One line for people."""
         rewritten = ", ".join(f"{name} {count}" for name, count in sorted(self.rewritten.items())) or "none"
         left = ", ".join(f"{count} {reason}" for reason, count in sorted(self.left.items()))
+        skipped = ", ".join(f"{count} {kind}" for kind, count in sorted(self.skipped.items()))
         merged = f", {self.statements_merged} merged" if self.statements_merged else ""
         return (
             f"{_count(self.statements_in)} statements in, {_count(self.statements_out)} out "
@@ -94,6 +100,7 @@ class Summary:
             f"identifiers rewritten: {rewritten}; invalid identifiers: {self.problems}"
             + (f"; left alone: {left}" if left else "")
             + (f"; {self.bad_lines} bad lines" if self.bad_lines else "")
+            + (f"; skipped: {skipped}" if skipped else "")
         )
 
 

@@ -17,6 +17,7 @@ import io
 import json
 import sys
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -83,10 +84,12 @@ def _rdflib_quietly() -> Iterator[None]:
 
 @dataclass
 class Input:
-    """What was read: statements in input order, and notes (e.g. OAI-PMH error responses)."""
+    """What was read: statements in input order, notes (e.g. OAI-PMH error responses), and
+    what the readers read and made no statement of, counted by kind (the summary's ``skipped``)."""
 
     quads: list[Quad] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    skipped: Counter[str] = field(default_factory=Counter)
 
 
 def _load(path: str) -> bytes:
@@ -130,7 +133,8 @@ def _read_into(found: Input, data: bytes, fmt: Format, source: str) -> None:
             response = oaipmh.read(data, source)
             found.quads.extend(response.quads)
             found.notes.extend(f"{source}: OAI-PMH error {error}" for error in response.errors)
-            found.notes.extend(f"{source}: {skipped}" for skipped in response.skipped)
+            found.notes.extend(f"{source}: {note}" for note in response.notes)
+            found.skipped.update(response.skipped)
         else:
             found.quads.extend(_parse_rdf(data, fmt, source))
 

@@ -46,6 +46,7 @@ async def normalize(request: Request, state: AppState, links: bool = True) -> Re
     if state.store is not None:
         state.store.record(result)
     summary = result.summary()
+    summary.skipped.update(found.skipped)
     summary.run = {"notes": found.notes}
     return Response(payload, media_type=media, headers={"Ldids-Summary": json.dumps(summary.to_json())})
 
