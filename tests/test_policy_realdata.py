@@ -101,3 +101,36 @@ def test_literal_terms_keep_their_datatype_when_rewritten() -> None:
     quad = (URIRef(f"info:fedora/{PID}"), IDENTIFIER, Literal(PID), None)
     [after] = passes.normalize([quad], CONFIG).quads
     assert after[2] == Literal(f"info:fedora/{PID}")
+
+
+# -- An EDM record in an OAI-PMH harvest -------------------------------------------------------
+
+EDM = DATA / "oai" / "edm-identifiers.xml"
+
+
+def test_an_edm_records_dc_identifiers_are_left_alone_but_its_handle() -> None:
+    """Its subject carries no PID namespace and none is configured: no bare value is a PID.
+    Only the handle, written in its prefixed form, is an identifier anywhere."""
+    result = passes.normalize(rdfio.read([str(EDM)], rdfio.resolve_format("oai-pmh")).quads, CONFIG)
+    # The record's own OAI identifier becomes its POI; hdl:1765/315 is canonical already.
+    assert {(str(r.original), str(r.canonical)) for r in result.rewrites} == {
+        ("oai:aggregator.example.org:2048604/item_R3KJ", "http://purl.org/poi/aggregator.example.org/2048604/item_R3KJ")
+    }
+    values = {str(o) for _, p, o, _ in result.quads if p == IDENTIFIER}
+    assert values == {
+        "catkey:1187304",
+        "barcode:36105021387761",
+        "urn:nbn:de:bsz:15-qucosa2-163",
+        "ark:/12148/btv1b53095180x",
+        "isbn:978-3-16-148410-0",
+        "oai%3Aaggregator.example.org%3A2048604%2Fitem_R3KJ",
+        "hdl:1765/315",
+    }
+    # catkey, barcode, ark: not this subject's namespace (ark is no IANA URI scheme); urn,
+    # isbn: URI schemes (IANA); the OAI request form: an OAI identifier percent-encoded.
+    assert result.left == {
+        "bare-pid-foreign-namespace": 3,
+        "bare-pid-uri-scheme": 2,
+        "bare-pid-percent-encoded": 1,
+    }
+    assert not result.findings
