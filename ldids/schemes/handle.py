@@ -51,7 +51,7 @@ from ldids.schemes._chars import (
     iri_forbidden,
     percent_encode,
 )
-from ldids.schemes.scheme import Scheme
+from ldids.schemes.scheme import Scheme, compiled_canonical
 
 __all__ = [
     "BARE_CORDRA_CLAIM",
@@ -399,6 +399,23 @@ def make_scheme(resolvers: Iterable[Resolver] = DEFAULT_RESOLVERS) -> Scheme[Han
         base = next(base for base in base_urls if text.startswith(base))
         return "hdl:" + text[len(base) :]
 
+    # The compiled canonicalizer knows one resolver without a leading segment, and is
+    # bound to the default set alone: with resolvers configured, Python decides.
+    compiled = None
+    if known == DEFAULT_RESOLVERS and len(known) == 1 and known[0].segment is None:
+        compiled = compiled_canonical(
+            "handle",
+            scheme="hdl",
+            resolver=known[0].authority,
+            http_port=_DEFAULT_PORTS["http"],
+            https_port=_DEFAULT_PORTS["https"],
+            reg_name=_REG_NAME_SAFE,
+            segment=_SEGMENT_SAFE,
+            local=_LOCAL_SAFE,
+            # The ASCII characters of an RFC 3987 §2.2 iquery / ifragment: ipchar, '/', '?'.
+            tail=RFC3986_PCHAR | frozenset("/?"),
+        )
+
     return Scheme(
         "handle",
         scan,
@@ -410,6 +427,7 @@ def make_scheme(resolvers: Iterable[Resolver] = DEFAULT_RESOLVERS) -> Scheme[Han
         iri_of_normalized=iri_of_normalized,
         repair=_repair,
         equivalents=equivalents,
+        compiled=compiled,
     )
 
 

@@ -32,6 +32,7 @@ from ldids.errors import Problem
 from ldids.schemes import pid as pid_module
 from ldids.schemes._chars import (
     ALPHANUM,
+    ASCII_ALPHA,
     HEX_ANY,
     RFC3986_PCHAR,
     RFC3986_UNRESERVED,
@@ -43,7 +44,7 @@ from ldids.schemes._chars import (
     percent_encode,
 )
 from ldids.schemes.pid import Pid
-from ldids.schemes.scheme import Scheme
+from ldids.schemes.scheme import Scheme, compiled_canonical
 
 __all__ = ["PREFIX", "SCHEME", "InfoFedora", "check", "claims", "normalize", "parse"]
 
@@ -418,6 +419,22 @@ SCHEME: Scheme[InfoFedora] = Scheme(
     normalized_check=_parameters_in_order,
     iri_of_normalized=str,
     repair=_repair,
+    # The ASCII forms, compiled; what it leaves (non-ASCII text, escapes of UTF-8 octets in
+    # names...) goes to the fast path and the scan above. Its classes: PID parts (pid.py),
+    # ASCII NCName characters (XML 1.0 §2.3 minus ':'), parameter characters, and the ASCII
+    # characters of an RFC 3987 §2.2 ifragment (ipchar, '/', '?').
+    compiled=compiled_canonical(
+        CODE,
+        prefix=PREFIX,
+        pid_max_length=pid_module.MAX_LENGTH,
+        namespace=pid_module.NAMESPACE_CHARS,
+        object_id=pid_module.OBJECT_ID_CHARS,
+        name_start=ASCII_ALPHA | frozenset("_"),
+        name=_SAFE_NCNAME_ASCII,
+        unreserved=RFC3986_UNRESERVED,
+        parameter=_PARAMETER_RAW | frozenset("="),  # '=' also inside a value
+        fragment=RFC3986_PCHAR | frozenset("/?"),
+    ),
 )
 claims = SCHEME.claims
 check = SCHEME.check

@@ -30,6 +30,8 @@ from urllib.parse import quote, unquote, unquote_to_bytes, urlencode
 
 from ldids.errors import InputError, ParseError, Problem
 from ldids.schemes._chars import (
+    ALPHANUM,
+    ASCII_ALPHA,
     DOMAIN_PATTERN,
     RFC2396_MARK,
     RFC2396_RESERVED,
@@ -41,7 +43,7 @@ from ldids.schemes._chars import (
     percent_encode,
 )
 from ldids.schemes.pid import namespace_of as pid_namespace_of
-from ldids.schemes.scheme import Scheme
+from ldids.schemes.scheme import Scheme, compiled_canonical
 
 __all__ = [
     "DESCRIPTION_NAMESPACE",
@@ -151,6 +153,16 @@ SCHEME: Scheme[OaiIdentifier] = Scheme(
     normalized=NORMALIZED_RE,
     iri_of_normalized=_poi_of_normalized,
     equivalents=_equivalents,
+    # Valid ASCII oai-identifiers, compiled (escapes included: they are only checked).
+    compiled=compiled_canonical(
+        "oai",
+        scheme="oai",
+        poi_prefix=POI_PREFIX,
+        label_start=ASCII_ALPHA,  # domainname-word = alpha *( alphanum | "-" )
+        label=ALPHANUM | frozenset("-"),
+        reserved=RFC2396_RESERVED,
+        unreserved=RFC2396_UNRESERVED,
+    ),
 )
 claims = SCHEME.claims
 check = SCHEME.check

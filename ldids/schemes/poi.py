@@ -23,10 +23,19 @@ from dataclasses import dataclass
 
 from ldids.errors import ParseError, Problem
 from ldids.schemes import oai
-from ldids.schemes._chars import DOMAIN_PATTERN, URIC_UNESCAPED_PATTERN, ascii_lower, check_domain_namespace
+from ldids.schemes._chars import (
+    ALPHANUM,
+    ASCII_ALPHA,
+    DOMAIN_PATTERN,
+    RFC2396_RESERVED,
+    RFC2396_UNRESERVED,
+    URIC_UNESCAPED_PATTERN,
+    ascii_lower,
+    check_domain_namespace,
+)
 from ldids.schemes.oai import POI_PREFIX, OaiIdentifier
 from ldids.schemes.pid import namespace_of as pid_namespace_of
-from ldids.schemes.scheme import Scheme
+from ldids.schemes.scheme import Scheme, compiled_canonical
 
 __all__ = [
     "CLAIM",
@@ -115,6 +124,17 @@ SCHEME: Scheme[Poi] = Scheme(
     iri_of_normalized=str,
     repair=_repair,
     equivalents=_equivalents,
+    # Valid ASCII POIs in any spelling of scheme, host and default port, compiled.
+    compiled=compiled_canonical(
+        "poi",
+        poi_prefix=POI_PREFIX,
+        http_port=_DEFAULT_PORTS["http"],
+        https_port=_DEFAULT_PORTS["https"],
+        label_start=ASCII_ALPHA,  # the namespace-identifier of the oai-identifier (POI §2)
+        label=ALPHANUM | frozenset("-"),
+        reserved=RFC2396_RESERVED,
+        unreserved=RFC2396_UNRESERVED,
+    ),
 )
 claims = SCHEME.claims
 check = SCHEME.check

@@ -19,17 +19,55 @@ other part of ldids needs to know about the scheme (DESIGN.md §8), in one place
 :class:`Scheme` turns the scanner into ``check``/``parse``/``normalize``/``to_iri``/
 ``equivalents``. ``check`` never raises; ``parse`` raises
 :class:`~ldids.errors.ParseError` built from what ``check`` found.
+
+A scheme may also bring a *compiled* canonicalizer (:func:`compiled_canonical`: the four
+prefixed default schemes, from ``ldids/schemes/_canonical.c``), which answers
+:meth:`Scheme.canonical` for the common forms and leaves every other text to the Python
+code, the reference. With ``LDIDS_PURE_PYTHON`` set in the environment when ldids is
+imported, or without the extension built, there is none: the same answers, slower.
 """
 
 from __future__ import annotations
 
+import copy
+import os
 import re
 from collections.abc import Callable
+from types import ModuleType
 from typing import Generic, Protocol, TypeVar
 
 from ldids.errors import ParseError, Problem
 
-__all__ = ["Identifier", "Scheme"]
+__all__ = ["PURE_PYTHON", "Identifier", "Scheme", "compiled_canonical"]
+
+_canonical: ModuleType | None
+try:
+    from ldids.schemes import _canonical
+except ImportError:  # built without a C compiler: canonical IRIs come from Python alone
+    _canonical = None
+
+#: ``LDIDS_PURE_PYTHON`` (any non-empty value), read once at import: the schemes get no
+#: compiled canonicalizer, and the Python reference decides everything.
+PURE_PYTHON = bool(os.environ.get("LDIDS_PURE_PYTHON"))
+Compiled = Callable[[str], "str | None"]
+
+
+def compiled_canonical(scheme: str, /, **declarations: str | int | frozenset[str]) -> Compiled | None:
+    """The compiled canonicalizer of one of the prefixed default schemes, bound to the
+    scheme module's own declarations (character classes as sets, prefixes, ports, limits:
+    DESIGN.md §6, the C tables come from the declarations); None where the extension is
+    not built or ``LDIDS_PURE_PYTHON`` is set.
+
+    It returns a text's canonical IRI exactly as the scheme's Python code would, or None
+    for any text it leaves to that code (tests/test_canonical_compiled.py).
+    """
+    if _canonical is None or PURE_PYTHON:
+        return None
+    tables = {
+        name: "".join(sorted(value)) if isinstance(value, frozenset) else value for name, value in declarations.items()
+    }
+    found: Compiled = _canonical.canonicalizer(scheme, tables)
+    return found
 
 
 class Identifier(Protocol):
@@ -70,6 +108,7 @@ class Scheme(Generic[V]):
         iri_of_normalized: Callable[[str], str] | None = None,
         repair: Callable[[str], str | None] | None = None,
         equivalents: Callable[[V], tuple[str, ...]] = lambda value: (),
+        compiled: Compiled | None = None,
     ) -> None:
         if prefix is None and claim is None:
             raise ValueError(f"scheme {name!r}: declare a prefix (prefixed forms) or a claim (a bare scheme)")
@@ -104,6 +143,9 @@ class Scheme(Generic[V]):
         # tests/test_laws.py holds repair-then-fast-path equal to the full scan.
         self._repair = repair
         self._equivalents = equivalents
+        #: The compiled canonicalizer (:func:`compiled_canonical`), asked first by
+        #: :meth:`canonical`: a text's canonical IRI, or None for "ask the Python code".
+        self.compiled = compiled
 
     def __repr__(self) -> str:
         return f"<Scheme {self.name}>"
@@ -147,6 +189,12 @@ class Scheme(Generic[V]):
 
     def canonical(self, text: str) -> str:
         """The canonical IRI of what ``text`` identifies; raises ParseError."""
+        compiled = self.compiled
+        if compiled is not None:
+            # The common forms, compiled; None leaves the text to the Python paths below.
+            iri = compiled(text)
+            if iri is not None:
+                return iri
         to_iri = self._iri_of_normalized
         normalized = self._normalized
         if to_iri is not None and normalized is not None:
@@ -162,6 +210,13 @@ class Scheme(Generic[V]):
                 if match is not None and (limit is None or len(repaired) <= limit) and (check is None or check(match)):
                     return to_iri(repaired)
         return self.parse(text).iri
+
+    def reference(self) -> Scheme[V]:
+        """This scheme without its compiled canonicalizer: the Python reference that the
+        compiled one is held equal to."""
+        python = copy.copy(self)
+        python.compiled = None
+        return python
 
     def full_canonical(self, text: str) -> str:
         """:meth:`canonical` by the full scan alone (the reference the shortcuts are tested against)."""
