@@ -460,3 +460,14 @@ def test_crosswalk(runs: Runs, path: str) -> None:
 @pytest.mark.parametrize("path", paths("summary", OTHERS))
 def test_summary(runs: Runs, path: str) -> None:
     assert runs(path).summary == runs("graph").summary
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+def test_every_summary_is_the_published_document(runs: Runs, path: str) -> None:
+    import jsonschema
+
+    from ldids.passes.summary import schema
+
+    summary = runs(path).summary
+    assert summary is not None
+    jsonschema.validate(json.loads(summary), schema())
