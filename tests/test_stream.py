@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from ldids.dumps import run as dumps
 from ldids.dumps.blocks import blocks
 from ldids.dumps.grammar import diagnose, grammar
-from ldids.dumps.pool import _Pool, _read_range
+from ldids.dumps.pool import _Part, _Pool, _read_range
 from ldids.dumps.run import DumpSummary, normalize_dump
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import Settings, process_block
@@ -396,9 +396,9 @@ def test_results_come_back_whole_through_slots_or_files(
     in_files: list[bool] = []  # for each result a worker handed over: did it come by file?
     take = _Pool.take
 
-    def recorded(self: _Pool, worker: int, number: int, part: str) -> Any:
-        result = take(self, worker, number, part)
-        in_files.append(isinstance(result[1], Path))
+    def recorded(self: _Pool, worker: int, number: int) -> Any:
+        result = take(self, worker, number)
+        in_files.append(isinstance(result[1], _Part))
         return result
 
     monkeypatch.setattr(_Pool, "take", recorded)
@@ -428,10 +428,10 @@ def test_spawned_workers_give_the_same_bytes(tmp_path: Path, monkeypatch: pytest
     in_files: list[bool] = []
     take = _Pool.take
 
-    def recorded(self: _Pool, worker: int, number: int, part: str) -> Any:
+    def recorded(self: _Pool, worker: int, number: int) -> Any:
         assert self._processes[worker]._start_method == "spawn"  # type: ignore[attr-defined]
-        result = take(self, worker, number, part)
-        in_files.append(isinstance(result[1], Path))
+        result = take(self, worker, number)
+        in_files.append(isinstance(result[1], _Part))
         return result
 
     monkeypatch.setattr(_Pool, "take", recorded)

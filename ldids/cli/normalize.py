@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, TextIO
 
 from ldids.cli.exit_code import EXIT_INVALID, EXIT_OK, UsageError
 from ldids.cli.report import report_dump, report_normalization, report_store
-from ldids.errors import InputError
 
 if TYPE_CHECKING:
     from ldids.dumps.run import DumpSummary
@@ -25,43 +24,58 @@ __all__ = ["normalize", "undo"]
 
 
 def _output_format(option: str | None, output: str, fallback: Format | None) -> Format:
+    """The output format: named by --output-format, else by the output's name (after any
+    compression extension), else the input's, else Turtle."""
     from ldids.rdf import files
 
     if option:
         return files.resolve_format(option)
-    if output != "-":
-        try:
-            return files.guess_format(output)
-        except InputError:
-            pass
+    named = files.format_of_name(output) if output != "-" else None
+    if named is not None:
+        return named
     return fallback if fallback is not None and fallback.writable else files.resolve_format("turtle")
 
 
-def _input_format(option: str | None, inputs: list[str]) -> Format | None:
-    """The input format named, or told by the first input's extension (for the default output format)."""
+def _check_output_name(option: str, name: str, *, stem: str = "out") -> None:
+    """An output named by a format's word (``-o nt``) is, most likely, a format meant as a
+    file name: a usage error that says what to type instead. ``stem``: of the file names
+    suggested; -o (stem ``out``) also has standard output to suggest."""
+    from ldids.rdf import files
+
+    fmt = files.format_named(name)
+    if fmt is None:
+        return
+    said = f"{option} {name} names a file called {name!r}"
+    mean = f"./{name} if that is the file you mean"
+    if not fmt.writable:
+        raise UsageError(f"{said}; {fmt.label} is read, not written: name a file like {stem}.ttl ({mean})")
+    example = f"{stem}{fmt.extensions[0]}"
+    if stem == "out":
+        raise UsageError(
+            f"{said}; to write {fmt.label} to standard output use --output-format {fmt.name}, "
+            f"or name a file like {example} ({mean})"
+        )
+    raise UsageError(f"{said}; name a file like {example} ({mean})")
+
+
+def _input_formats(option: str | None, inputs: list[str]) -> list[Format | None]:
+    """Each input's format: named by --input-format, else by the file's extension (None if
+    it has none ldids knows: its content tells when it is read), standard input by its first
+    bytes (an error if they do not tell)."""
     from ldids.rdf import files
 
     if option:
-        return files.resolve_format(option)
-    try:
-        return files.guess_format(inputs[0]) if inputs[0] != "-" else None
-    except InputError:
-        return None
+        return [files.resolve_format(option)] * len(inputs)
+    return [files.sniff_standard_input() if path == "-" else files.format_of_name(path) for path in inputs]
 
 
 _LINE_FORMATS = ("nt", "nquads")
 
 
-def _streams(args: argparse.Namespace, inputs: list[str]) -> tuple[bool, bool]:
-    """(stream this run?, as N-Quads?): line formats in and out, named or told by extensions."""
-    from ldids.rdf import files
-
-    try:
-        named = [files.resolve_format(args.input_format)] * len(inputs) if args.input_format else None
-        given = named or [files.guess_format(path) for path in inputs if path != "-"]
-    except InputError:
-        return False, False
-    if len(given) != len(inputs) or not all(fmt.name in _LINE_FORMATS for fmt in given):
+def _streams(args: argparse.Namespace, formats: list[Format | None]) -> tuple[bool, bool]:
+    """(stream this run?, as N-Quads?): line formats in and out."""
+    given = [fmt for fmt in formats if fmt is not None and fmt.name in _LINE_FORMATS]
+    if len(given) != len(formats):
         return False, False
     quads_in = any(fmt.name == "nquads" for fmt in given)
     target = _output_format(args.output_format, args.output, given[0])
@@ -135,7 +149,11 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
     if args.sparql:
         return _normalize_store(args)
     inputs = args.inputs or ["-"]
-    streamed, quads = _streams(args, inputs)
+    _check_output_name("-o", args.output)
+    if args.links:
+        _check_output_name("--links", args.links, stem="links")
+    formats = _input_formats(args.input_format, inputs)
+    streamed, quads = _streams(args, formats)
     if streamed:
         return _normalize_dump(args, inputs, quads)  # imports no rdflib: dumps start fast
     from ldids.passes import graph as passes
@@ -144,13 +162,15 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
 
     config = Config.from_toml(args.config) if args.config else Config()
     data = rdfio.read(inputs, rdfio.resolve_format(args.input_format) if args.input_format else None)
-    fmt = _output_format(args.output_format, args.output, _input_format(args.input_format, inputs))
+    fmt = _output_format(args.output_format, args.output, formats[0])
     result = passes.normalize(data.quads, config)
     in_output = result.links if not (args.links or args.no_links) else []
-    # Everything is serialized before anything is written: an error leaves no output.
-    payloads = [(args.output, rdfio.serialize([*result.quads, *in_output], fmt))]
+    # Everything is serialized before anything is written: an error leaves no output. The
+    # files are compressed as their names say (atomic_output).
+    payloads = [(args.output, rdfio.serialize([*result.quads, *in_output], fmt, data.prefixes))]
     if args.links:
-        payloads.append((args.links, rdfio.serialize(result.links, _output_format(None, args.links, fmt))))
+        links_format = _output_format(None, args.links, fmt)
+        payloads.append((args.links, rdfio.serialize(result.links, links_format, data.prefixes)))
     if args.crosswalk:
         payloads.append((args.crosswalk, rdfio.crosswalk_bytes(passes.crosswalk(result), args.crosswalk)))
     with ExitStack() as outputs:  # renamed into place together at the end: one that fails leaves none
@@ -167,6 +187,8 @@ def undo(args: argparse.Namespace, out: TextIO) -> int:
     from ldids.passes import graph as passes
     from ldids.rdf import io as rdfio
 
+    _check_output_name("-o", args.output)
+    given = _input_formats(args.input_format, args.inputs)[0]
     rows = rdfio.read_crosswalk(args.crosswalk)
     lines = rdfio.LineParser()
     fmt = rdfio.resolve_format(args.input_format) if args.input_format else None
@@ -174,7 +196,6 @@ def undo(args: argparse.Namespace, out: TextIO) -> int:
     for path in args.inputs:
         quads.extend(lines.read_labeled(path, fmt))
     restored = passes.undo(quads, rows, lines.quad)
-    given = _input_format(args.input_format, args.inputs)
     payload = rdfio.serialize(restored, _output_format(args.output_format, args.output, given))
     with rdfio.atomic_output(args.output) as stream:
         stream.write(payload)

@@ -91,28 +91,51 @@ def build_parser() -> argparse.ArgumentParser:
     description.add_argument("--json", action="store_true", help="print the result as JSON")
 
     formats = "turtle, nt, nquads, trig, xml, json-ld, foxml, oai-pmh"
+    compressions = ".gz, .bz2, .xz, .zst"
     normalize = commands.add_parser(
         "normalize",
         help="rewrite identifiers in RDF to canonical form, link their forms, record a crosswalk",
         description="Rewrite every recognized identifier to its canonical IRI, add owl:sameAs links between the "
         "forms that name the same thing, and report invalid identifiers (never rewritten). Reads files or "
-        f"standard input ({formats}; guessed from extensions or content, .gz/.bz2 too), writes one file or "
-        "standard output; files are written to a temporary file and renamed into place. A summary goes to "
-        "standard error. Exit 0 on success (1 with --strict when invalid identifiers were found or input was "
-        "skipped), 2 on input errors.",
+        f"standard input ({formats}; told by a file's extension, else by its first bytes), plain or compressed "
+        f"({compressions}), and writes one file or standard output, in the format and compression the file's name "
+        "says (out.ttl, out.nt.gz) or --output-format names. An output file appears only when it is complete: "
+        "a run that fails or is killed leaves none. Prefixes the input declares are kept in Turtle, TriG and "
+        "RDF/XML. "
+        "A summary goes to standard error. "
+        "Exit 0 on success (1 with --strict when invalid identifiers were found or input was skipped), "
+        "2 on usage and input errors.",
     )
     normalize.add_argument("inputs", nargs="*", metavar="INPUT", help="input files, - for standard input (default)")
-    normalize.add_argument("-o", "--output", default="-", help="output file, - for standard output (default)")
-    normalize.add_argument("-i", "--input-format", help="input format name or MIME type (default: guessed)")
     normalize.add_argument(
-        "-t", "--output-format", help="output format (default: from -o, else the input's, else turtle)"
+        "-o",
+        "--output",
+        default="-",
+        metavar="FILE",
+        help="output file, its name telling format and compression (out.nq.zst); - for standard output (default)",
+    )
+    normalize.add_argument(
+        "-i",
+        "--input-format",
+        metavar="FORMAT",
+        help="input format name or MIME type (default: from the extension, else the content)",
+    )
+    normalize.add_argument(
+        "-t",
+        "--output-format",
+        metavar="FORMAT",
+        help="output format name or MIME type (default: from -o's name, else the input's, else turtle)",
     )
     normalize.add_argument("--config", help="TOML configuration (bare-PID predicates, Fedora OAI namespaces, ...)")
     where = normalize.add_mutually_exclusive_group()
-    where.add_argument("--links", metavar="FILE", help="write the owl:sameAs links to FILE instead of the output")
+    where.add_argument(
+        "--links", metavar="FILE", help="write the owl:sameAs links to FILE (format and compression from its name)"
+    )
     where.add_argument("--no-links", action="store_true", help="write no owl:sameAs links")
     normalize.add_argument(
-        "--crosswalk", metavar="FILE", help="record every change in FILE (.csv or .nt); see `ldids undo`"
+        "--crosswalk",
+        metavar="FILE",
+        help="record every change in FILE (.csv or .nt, compressed as named: .csv.gz); see `ldids undo`",
     )
     normalize.add_argument(
         "--summary", choices=("text", "json"), default="text", help="summary format on standard error"
@@ -128,8 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     store.add_argument("--sparql-update", metavar="URL", help="its update endpoint (default: the query endpoint)")
     dumps = normalize.add_argument_group(
         "dumps",
-        "N-Triples and N-Quads in and out (plain, .gz, .bz2, or - with -i) are streamed in constant memory, "
-        "in input order, with owl:sameAs links after the statements.",
+        "N-Triples and N-Quads in and out (plain or compressed, files or standard input) are streamed in "
+        "constant memory, in input order, with owl:sameAs links after the statements.",
     )
     dumps.add_argument(
         "--workers",
@@ -200,6 +223,14 @@ def build_parser() -> argparse.ArgumentParser:
     undo.add_argument("inputs", nargs="+", metavar="DATA", help="the normalized data (links included or not)")
     undo.add_argument("--crosswalk", required=True, metavar="FILE", help="the crosswalk of that run (.csv or .nt)")
     undo.add_argument("-i", "--input-format", help="input format (default: guessed)")
-    undo.add_argument("-o", "--output", default="-", help="output file, - for standard output (default)")
-    undo.add_argument("-t", "--output-format", help="output format (default: from -o, else the input's)")
+    undo.add_argument(
+        "-o",
+        "--output",
+        default="-",
+        metavar="FILE",
+        help="output file, its name telling format and compression; - for standard output (default)",
+    )
+    undo.add_argument(
+        "-t", "--output-format", metavar="FORMAT", help="output format (default: from -o's name, else the input's)"
+    )
     return parser

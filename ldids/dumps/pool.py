@@ -4,6 +4,11 @@ A chunk is a byte range of a plain file or a block read already (:class:`_Chunk`
 process that takes it reads it and writes its output into buffers of its own thread. A
 worker process hands each result back to the coordinator (:mod:`ldids.dumps.run`, which
 cuts the chunks and writes the results in order) in memory they share, or in files.
+
+On Linux those files have no name (O_TMPFILE): the process that writes one sends it to the
+other as an open descriptor (SCM_RIGHTS, over the pipe they share), so a run killed by
+SIGKILL leaves none behind. Elsewhere (spawned workers: macOS, Windows) they are named
+files in a temporary folder of the pool's (``ldids-parts-*``), removed when it closes.
 """
 
 from __future__ import annotations
@@ -12,15 +17,19 @@ import contextlib
 import gc
 import os
 import pickle
+import shutil
 import signal
+import socket
 import sys
+import tempfile
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, BinaryIO, NoReturn
 
 from ldids.dumps.stream import BlockResult, BytesLike, Settings, process_block
+from ldids.rdf.files import scratch_file
 
 if TYPE_CHECKING:
     import mmap
@@ -31,12 +40,30 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class _Chunk:
     """What one task works on: the lines that start in bytes [start, stop) of a plain file,
-    or (``data`` not None) the lines themselves."""
+    or (``data`` not None) the lines themselves. ``handed``: the file is sent after the
+    task, as a descriptor (:func:`_send_file`); the worker reads it as /proc/self/fd/N."""
 
     path: str
     start: int = 0
     stop: int = 0
     data: bytes | None = None
+    handed: bool = False
+
+
+@dataclass
+class _Part:
+    """A result handed over in a file: its output is the file from ``start`` on, the rest
+    of the result (pickled) before it. Closed, and its name removed if it has one, once
+    the output is written."""
+
+    file: BinaryIO
+    start: int
+    name: str = ""
+
+    def close(self) -> None:
+        self.file.close()
+        if self.name:
+            Path(self.name).unlink(missing_ok=True)
 
 
 def _read_range(path: str, start: int, stop: int, buffer: bytearray) -> memoryview:
@@ -106,6 +133,28 @@ def _run_chunk(chunk: _Chunk, settings: Settings) -> BlockResult:
         return process_block(data, 1, settings, into=_output_buffer())
 
 
+def _send_file(connection: Connection, file: BinaryIO) -> None:
+    """Sends an open file to the process at the other end of ``connection`` (SCM_RIGHTS):
+    after a message, which tells the other end to take it (:func:`_receive_file`)."""
+    channel = socket.socket(fileno=connection.fileno())  # the pipe's own descriptor, no copy of it
+    try:
+        socket.send_fds(channel, [b"F"], [file.fileno()])
+    finally:
+        channel.detach()
+
+
+def _receive_file(connection: Connection) -> int:
+    """A descriptor on the file sent after the message just received (:func:`_send_file`)."""
+    channel = socket.socket(fileno=connection.fileno())
+    try:
+        _, descriptors, _, _ = socket.recv_fds(channel, 1, 1)
+    finally:
+        channel.detach()
+    if len(descriptors) != 1:
+        raise EOFError("the other end is gone")
+    return descriptors[0]
+
+
 def _detached(result: BlockResult) -> tuple[BlockResult, BytesLike]:
     """The result without its output, and the output."""
     output, result.output = result.output, b""
@@ -124,8 +173,11 @@ class _Pool:
     (SLOTS of them, used in turn): the output, then the rest of the result pickled. This
     process writes the output from there and lets the slot go. Part files cost more: each
     is new pages for the kernel to take, fill, copy and free (a fifth of the CPU time the
-    kernel spent on a 2-worker run). What does not fit its slot, and everything a spawned
-    worker does (no fork: macOS, Windows), goes through files in the run's directory.
+    kernel spent on a 2-worker run). What does not fit its slot goes through an unnamed
+    file sent over the pipe; everything a spawned worker does (no fork: macOS, Windows),
+    through named files in the pool's folder. Lines this process read (standard input, a
+    compressed file) go to a worker the same way: through the pipe, this process would
+    wait until the worker took them.
     """
 
     DEPTH = 2  # chunks queued per worker before this process takes one itself
@@ -140,6 +192,10 @@ class _Pool:
             multiprocessing.get_context("fork") if sys.platform == "linux" else multiprocessing.get_context("spawn")
         )
         forked = context.get_start_method() == "fork"
+        # Files are handed over as descriptors between forked processes (Linux, where a
+        # worker reads one as /proc/self/fd/N); else by name.
+        handing = forked and os.path.isdir("/proc/self/fd")
+        self._folder = "" if handing else tempfile.mkdtemp(prefix="ldids-parts-")
         self._slot_size = slot_size
         self._connections: list[Connection] = []
         self._processes: list[BaseProcess] = []
@@ -147,7 +203,7 @@ class _Pool:
         self._sent: list[int] = []
         self._done: list[int] = []
         self._taken: list[int] = []
-        self._replies: list[deque[_Reply]] = []
+        self._replies: list[deque[tuple[int, int] | _Part]] = []
         # What exists now is shared with the forked workers until written to: kept out of
         # the cycle collector's sight (gc.freeze), its passes do not copy those pages.
         gc.freeze()
@@ -195,34 +251,59 @@ class _Pool:
         ]
         return min(free, key=lambda worker: self._sent[worker] - self._done[worker], default=None)
 
-    def submit(self, worker: int, chunk: _Chunk, part: str) -> int:
+    def _part(self, worker: int, number: int) -> str:
+        """The name of the worker's task's files, in the pool's folder; "" where files are handed."""
+        return os.path.join(self._folder, f"part-{worker}-{number}") if self._folder else ""
+
+    def submit(self, worker: int, chunk: _Chunk) -> int:
         """Queues a chunk; its number among the worker's tasks (see :meth:`take`)."""
+        number = self._sent[worker] + 1
+        part = self._part(worker, number)
+        handed: BinaryIO | None = None
+        if (data := chunk.data) is not None:
+            if part:
+                Path(f"{part}.in").write_bytes(data)
+                chunk = _Chunk(f"{part}.in", 0, len(data))
+            else:
+                handed = scratch_file()
+                handed.write(data)
+                handed.flush()
+                chunk = _Chunk("", 0, len(data), handed=True)
         try:
             self._connections[worker].send((chunk, part))
+            if handed is not None:
+                _send_file(self._connections[worker], handed)
         except OSError:  # the pipe is broken: the worker is gone
             self._lost(worker)
-        self._sent[worker] += 1
-        return self._sent[worker]
+        finally:
+            if handed is not None:
+                handed.close()  # the worker has its own descriptor on it
+        self._sent[worker] = number
+        return number
 
     def is_done(self, worker: int, number: int) -> bool:
         self._collect(worker)
         return self._done[worker] >= number
 
-    def take(self, worker: int, number: int, part: str) -> tuple[BlockResult, BytesLike | Path]:
+    def take(self, worker: int, number: int) -> tuple[BlockResult, BytesLike | _Part]:
         """The result of the worker's task ``number`` (waiting for it), and its output: a
-        view of the slot, which stays the task's until the view is released, or the part
-        file. A worker's tasks are taken in the order they were queued."""
+        view of the slot, which stays the task's until the view is released, or the file
+        holding it (the caller's to close). A worker's tasks are taken in the order they
+        were queued."""
         while self._done[worker] < number:
             self._receive(worker)
         reply = self._replies[worker].popleft()
         self._taken[worker] += 1
         assert self._taken[worker] == number, "a worker's results are taken in order"
+        part = self._part(worker, number)
+        if part:
+            Path(f"{part}.in").unlink(missing_ok=True)
         slots = self._slots[worker]
-        if reply is None or slots is None:
-            with open(f"{part}.result", "rb") as rest:
-                result: BlockResult = pickle.load(rest)
-            os.unlink(f"{part}.result")
-            return result, Path(part)
+        if isinstance(reply, _Part):
+            reply.file.seek(0)
+            result: BlockResult = pickle.load(reply.file)
+            return result, reply
+        assert slots is not None, "a result in a slot comes from a worker with slots"
         length, rest_length = reply
         start = (number - 1) % self.SLOTS * self._slot_size
         with memoryview(slots) as whole:
@@ -242,8 +323,17 @@ class _Pool:
             self._lost(worker)
         if isinstance(reply, str):
             raise RuntimeError(f"a worker process failed: {reply}")
-        self._replies[worker].append(reply)
-        self._done[worker] += 1
+        number = self._done[worker] + 1
+        if isinstance(reply, int):  # in a file, the output from this offset on
+            part = self._part(worker, number)
+            try:
+                file = open(part, "rb") if part else os.fdopen(_receive_file(self._connections[worker]), "rb")  # noqa: SIM115
+            except (EOFError, OSError):
+                self._lost(worker)
+            self._replies[worker].append(_Part(file, reply, part))
+        else:
+            self._replies[worker].append(reply)
+        self._done[worker] = number
 
     def _lost(self, worker: int) -> NoReturn:
         process = self._processes[worker]
@@ -253,7 +343,7 @@ class _Pool:
     def close(self) -> None:
         """Ends the workers. Idle ones end when their pipe closes; one still at work (after
         an error or Ctrl-C) is terminated, and killed if it has not ended a second later.
-        What a worker wrote is in the run's temporary directory, removed with it."""
+        The files of results not taken are closed, the pool's folder (if any) removed."""
         for connection in self._connections:
             connection.close()
             _OPEN_ENDS.discard(connection)
@@ -272,15 +362,23 @@ class _Pool:
             with contextlib.suppress(BufferError):
                 if slots is not None:
                     slots.close()
+        for replies in self._replies:
+            for reply in replies:
+                if isinstance(reply, _Part):
+                    reply.close()
+            replies.clear()
+        if self._folder:
+            shutil.rmtree(self._folder, ignore_errors=True)
 
 
 # The coordinator's ends of the pipes of every pool open in this process.
 _OPEN_ENDS: set[Connection] = set()
 
 
-# What a worker sends back for a task: None when the result is in files, (output length,
-# rest length) when it is in the task's slot, or what went wrong.
-_Reply = tuple[int, int] | None
+# What a worker sends back for a task: (output length, rest length) when the result is in
+# the task's slot; where the output starts when it is in a file (sent after the reply, or
+# named by the task); or what went wrong.
+_Reply = tuple[int, int] | int
 
 
 class _SlotFullError(Exception):
@@ -303,8 +401,9 @@ class _SlotWriter:
         return len(data)
 
 
-def _hand_over(result: BlockResult, part: str, slot: memoryview | None) -> _Reply:
-    """Puts a worker's result where the coordinator takes it (see :class:`_Pool`)."""
+def _hand_over(result: BlockResult, part: str, slot: memoryview | None) -> tuple[_Reply, BinaryIO | None]:
+    """Puts a worker's result where the coordinator takes it (see :class:`_Pool`): the
+    reply, and the file to send after it, if any (the caller's to close)."""
     result, output = _detached(result)
     result.links.sort()  # here, on this core: the coordinator merges sorted pieces (SortedUnique)
     try:
@@ -314,13 +413,22 @@ def _hand_over(result: BlockResult, part: str, slot: memoryview | None) -> _Repl
                 rest = _SlotWriter(free)
                 try:
                     pickle.dump(result, rest, protocol=pickle.HIGHEST_PROTOCOL)
-                    return len(output), rest.length
+                    return (len(output), rest.length), None
                 except _SlotFullError:
-                    pass  # in files, then
-        Path(part).write_bytes(output)
-        with open(f"{part}.result", "wb") as file:
+                    pass  # in a file, then
+        file = open(part, "w+b") if part else scratch_file()  # noqa: SIM115
+        try:
             pickle.dump(result, file, protocol=pickle.HIGHEST_PROTOCOL)
-        return None
+            start = file.tell()
+            file.write(output)
+            file.flush()
+        except BaseException:
+            file.close()
+            raise
+        if part:
+            file.close()
+            return start, None
+        return start, file
     finally:
         _written(output)
 
@@ -338,25 +446,37 @@ def _serve(
     size = 0 if slots is None else len(slots) // _Pool.SLOTS
     number = 0
     reply: _Reply | str
+    file: BinaryIO | None
     while True:
         try:
             chunk, part = connection.recv()
+            handed = _receive_file(connection) if chunk.handed else None
         except (EOFError, ConnectionError):  # closed, or reset with tasks unread: the run is over
             return
+        if handed is not None:
+            chunk = replace(chunk, path=f"/proc/self/fd/{handed}", handed=False)
         start = number % _Pool.SLOTS * size
         number += 1
         try:
             if slots is None:
-                reply = _hand_over(_run_chunk(chunk, settings), part, None)
+                reply, file = _hand_over(_run_chunk(chunk, settings), part, None)
             else:
                 with memoryview(slots) as whole, whole[start : start + size] as slot:
-                    reply = _hand_over(_run_chunk(chunk, settings), part, slot)
+                    reply, file = _hand_over(_run_chunk(chunk, settings), part, slot)
         except Exception as error:  # reported to the coordinator, which stops the run
-            reply = f"{type(error).__name__}: {error}"
+            reply, file = f"{type(error).__name__}: {error}", None
+        finally:
+            if handed is not None:
+                os.close(handed)
         try:
             connection.send(reply)
+            if file is not None:
+                _send_file(connection, file)
         except ConnectionError:  # the coordinator stopped the run (an error, a reader that left)
             return
+        finally:
+            if file is not None:
+                file.close()
 
 
 _STOPS = {signal.SIGINT, signal.SIGTERM}

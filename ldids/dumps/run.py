@@ -5,8 +5,8 @@ more, ``workers - 1`` worker processes (forked, fed through pipes) and this proc
 the chunks: a chunk is a byte range of a plain file (the lines that start in it) or, from
 standard input or a compressed file, a block this process read. A worker hands a chunk's
 output and the rest of its result back in memory it shares with this process (in files
-when that cannot be); this process takes a chunk itself whenever each worker has two
-queued, and otherwise coordinates. Results are taken in input order and their outputs
+without a name when that cannot be); this process takes a chunk itself whenever each
+worker has two queued, and otherwise coordinates. Results are taken in input order and their outputs
 written, with a bounded number of chunks in flight, so memory and the temporary disk
 space stay bounded whatever the input size. Line numbers come back local to their chunk
 and are made absolute here. Each process writes its blocks' outputs into buffers it
@@ -15,31 +15,28 @@ The worker processes, and what any process does with a chunk, are in :mod:`ldids
 
 Links and crosswalk rows are de-duplicated across blocks in bounded memory and written at
 the end (links after the statements when they go into the output). Every output is
-written to a temporary file and renamed into place only if the whole run succeeds.
+compressed as its name says and written to a file without a name, named only if the
+whole run succeeds (:func:`ldids.rdf.files.atomic_output`).
 """
 
 from __future__ import annotations
 
-import bz2
 import csv
-import gzip
 import io
 import itertools
 import os
 import shutil
 import stat
 import sys
-import tempfile
 import time
 from collections import Counter, deque
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol, cast
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from ldids.dumps.blocks import blocks
-from ldids.dumps.pool import _BUFFERS, _Chunk, _detached, _output_buffer, _Pool, _run_chunk, _written
+from ldids.dumps.pool import _BUFFERS, _Chunk, _detached, _output_buffer, _Part, _Pool, _run_chunk, _written
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import (
     BadLine,
@@ -52,7 +49,8 @@ from ldids.dumps.stream import (
 )
 from ldids.errors import InputError
 from ldids.passes.summary import Summary
-from ldids.rdf.files import atomic_output
+from ldids.rdf.compression import compression_of, plain_name
+from ldids.rdf.files import InputStream, atomic_output, open_input
 
 if TYPE_CHECKING:
     from ldids.passes.graph import Crosswalk
@@ -116,38 +114,14 @@ class DumpSummary:
         return self.summary().to_json()
 
 
-def _open_input(path: str, stack: ExitStack) -> tuple[io.BufferedIOBase, BinaryIO, int | None]:
-    """(decompressed stream, raw stream for progress, raw size if known), closed by ``stack``."""
-    if path == "-":
-        return cast(io.BufferedIOBase, sys.stdin.buffer), sys.stdin.buffer, None  # a BufferedReader
-    try:
-        raw = stack.enter_context(open(path, "rb"))  # noqa: SIM115
-    except OSError as error:
-        raise InputError(error.strerror or str(error), source=path) from error
-    size = os.fstat(raw.fileno()).st_size
-    lowered = path.lower()
-    if lowered.endswith(".gz"):
-        return stack.enter_context(gzip.GzipFile(fileobj=raw)), raw, size
-    if lowered.endswith(".bz2"):
-        return stack.enter_context(bz2.BZ2File(raw)), raw, size
-    return raw, raw, size
+def _open_input(path: str, stack: ExitStack) -> tuple[InputStream, BinaryIO, int | None]:
+    """(decompressed stream, raw stream for progress, raw size if known), closed by ``stack``:
+    decompressed as the name says (.gz, .bz2, .xz, .zst), standard input as its first bytes say."""
+    return stack.enter_context(open_input(path))
 
 
 class _Sink(Protocol):
     def write(self, data: BytesLike, /) -> int: ...
-    def close(self) -> None: ...
-
-
-def _compressed(stream: IO[bytes], path: str) -> _Sink:
-    """``stream`` compressing what is written to it, by the extension of ``path``.
-
-    gzip's header gets no time stamp (mtime=0): the same data gives the same bytes."""
-    lowered = path.lower()
-    if lowered.endswith(".gz"):
-        return gzip.GzipFile(fileobj=stream, mode="wb", compresslevel=6, mtime=0)
-    if lowered.endswith(".bz2"):
-        return bz2.BZ2File(stream, mode="wb")
-    return stream
 
 
 class _Progress:
@@ -174,9 +148,7 @@ class _Progress:
         sys.stderr.flush()
 
 
-def _chunks(
-    path: str, source: io.BufferedIOBase, size: int | None, seekable: bool, block_size: int
-) -> Iterator[_Chunk]:
+def _chunks(path: str, source: InputStream, size: int | None, seekable: bool, block_size: int) -> Iterator[_Chunk]:
     if seekable and size is not None:
         for start in range(0, size, block_size):
             yield _Chunk(path, start, min(start + block_size, size))
@@ -185,44 +157,37 @@ def _chunks(
         yield _Chunk(path, data=data)
 
 
-# A chunk in flight: done here (its result), or queued with a worker (worker, number); its
-# part file's name; where in the file it ends.
-_Task = tuple["BlockResult | tuple[int, int]", str, "int | None"]
+# A chunk in flight: done here (its result), or queued with a worker (worker, number);
+# where in the file it ends.
+_Task = tuple["BlockResult | tuple[int, int]", "int | None"]
 
 
 def _results(
     path: str,
-    source: io.BufferedIOBase,
+    source: InputStream,
     size: int | None,
     settings: Settings,
     pool: _Pool | None,
-    parts: str,
     workers: int,
     block_size: int,
-) -> Iterator[tuple[BlockResult, BytesLike | Path, int | None]]:
-    """Each block's result in input order, with its output (in memory, or the part file
-    holding it) and where in the file the block ends (None: where ``source`` is). Line
-    numbers are local to the block. The output is the caller's to write, and to hand to
-    :func:`_written`, before the next result comes."""
+) -> Iterator[tuple[BlockResult, BytesLike | _Part, int | None]]:
+    """Each block's result in input order, with its output (in memory, or the file holding
+    it) and where in the file the block ends (None: where ``source`` is). Line numbers are
+    local to the block. The output is the caller's to write, and to hand to
+    :func:`_written` (or close), before the next result comes."""
     if pool is None:
         for data, _ in blocks(source, block_size):
             yield *_detached(process_block(data, 1, settings, into=_output_buffer())), None
         return
-    seekable = path != "-" and not path.lower().endswith((".gz", ".bz2")) and os.path.isfile(path)
+    seekable = path != "-" and compression_of(path) is None and os.path.isfile(path)
     window: deque[_Task] = deque()
-    for index, chunk in enumerate(_chunks(path, source, size, seekable, block_size)):
+    for chunk in _chunks(path, source, size, seekable, block_size):
         end = chunk.stop if seekable else None
-        part = os.path.join(parts, f"part-{index}")
         worker = pool.free_worker()
         if worker is not None:
-            if chunk.data is not None:
-                # Lines read here (standard input, a compressed file) go to the worker in a
-                # file: through the pipe, this process would wait until the worker took them.
-                Path(f"{part}.in").write_bytes(chunk.data)
-                chunk = _Chunk(f"{part}.in", 0, len(chunk.data))
-            window.append(((worker, pool.submit(worker, chunk, part)), part, end))
+            window.append(((worker, pool.submit(worker, chunk)), end))
         else:  # every worker has enough to do: this process takes the chunk
-            window.append((_run_chunk(chunk, settings), part, end))
+            window.append((_run_chunk(chunk, settings), end))
         # Results wait here for the oldest to finish: a bounded number of them.
         while window and (len(window) > 4 * workers or _finished(pool, window[0][0])):
             yield _take(pool, window)
@@ -234,13 +199,12 @@ def _finished(pool: _Pool, task: BlockResult | tuple[int, int]) -> bool:
     return isinstance(task, BlockResult) or pool.is_done(*task)
 
 
-def _take(pool: _Pool, window: deque[_Task]) -> tuple[BlockResult, BytesLike | Path, int | None]:
+def _take(pool: _Pool, window: deque[_Task]) -> tuple[BlockResult, BytesLike | _Part, int | None]:
     """The oldest result of the window (waiting for it if it is still being worked on)."""
-    task, part, end = window.popleft()
+    task, end = window.popleft()
     if isinstance(task, BlockResult):
         return *_detached(task), end
-    result, output = pool.take(*task, part)
-    Path(f"{part}.in").unlink(missing_ok=True)
+    result, output = pool.take(*task)
     return result, output, end
 
 
@@ -312,8 +276,8 @@ def normalize_dump(
     Raises InputError at the first bad line unless ``settings.on_error == "skip"``, in
     which case bad lines go to ``error_file`` as ``LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT``.
     """
-    if crosswalk is not None and not crosswalk.lower().endswith(".csv"):
-        raise InputError("a streamed crosswalk is written as CSV: name it FILE.csv", source=crosswalk)
+    if crosswalk is not None and not plain_name(crosswalk).lower().endswith(".csv"):
+        raise InputError("a streamed crosswalk is written as CSV: name it FILE.csv (or .csv.gz, ...)", source=crosswalk)
     summary = DumpSummary()
     started = time.monotonic()
     found_links, found_rows, present = SortedUnique(), SortedUnique(), SortedUnique()
@@ -322,9 +286,7 @@ def normalize_dump(
     with ExitStack() as stack:
         stack.callback(_BUFFERS.spare.clear)  # the memory is the caller's again
         pool = None
-        parts = ""
         if workers > 1:
-            parts = stack.enter_context(tempfile.TemporaryDirectory(prefix="ldids-parts-"))
             # This process and the workers share one table of the run's decisions (made
             # before they fork), so a term is decided once, not once per process; what it
             # cannot take (it is full, or the identifier is invalid) each process remembers
@@ -339,16 +301,16 @@ def normalize_dump(
             # of it is rewritten) and the rest of its result; what does not fit goes by file.
             pool = _Pool(workers - 1, settings, slot_size=2 * block_size + (1 << 20))
             stack.callback(pool.close)
-        target = stack.enter_context(atomic_output(output))
-        out = _compressed(target, output)
-        behind = _WriteBehind(target)
+        out = stack.enter_context(atomic_output(output))  # compressed as its name says
+        plain = out if compression_of(output) is None else None
+        behind = _WriteBehind(out)
         errors: IO[bytes] | None = None
         for path in inputs:
             name = "<stdin>" if path == "-" else path
             lines_before = 0  # in this file, before the block
             with ExitStack() as files:
                 source, raw, size = _open_input(path, files)
-                for result, data, end in _results(path, source, size, settings, pool, parts, workers, block_size):
+                for result, data, end in _results(path, source, size, settings, pool, workers, block_size):
                     summary.add(result, lines_before, path)
                     if result.bad:
                         if settings.on_error == "stop":
@@ -363,9 +325,11 @@ def normalize_dump(
                             errors = stack.enter_context(atomic_output(error_file or "ldids-errors.tsv"))
                         errors.write("".join(_bad_line(bad, lines_before) for bad in result.bad).encode("utf-8"))
                         summary.bad_lines += len(result.bad)
-                    if isinstance(data, Path):
-                        _append_part(data, out, target if out is target else None)
-                        data.unlink()
+                    if isinstance(data, _Part):
+                        try:
+                            _append_part(data, out, plain)
+                        finally:
+                            data.close()
                     else:
                         out.write(data)
                         _written(data)
@@ -389,11 +353,7 @@ def normalize_dump(
         elif links is not None:
             # Renamed into place with the output (and the crosswalk) when the stack closes:
             # an error until then leaves none of them.
-            stream = stack.enter_context(atomic_output(links))
-            linked = _compressed(stream, links)
-            summary.links = _write_lines(linked, new_links)
-            if linked is not stream:
-                linked.close()
+            summary.links = _write_lines(stack.enter_context(atomic_output(links)), new_links)
         if crosswalk is not None:
             from ldids.passes.graph import Crosswalk
 
@@ -402,34 +362,34 @@ def normalize_dump(
             for line in found_rows:
                 stream.write(f"{line}\n".encode())
                 summary.crosswalk_rows += 1
-        if out is not target:
-            out.close()
     summary.seconds = time.monotonic() - started
     meter.update(summary.lines_in, 0, None, final=True)
     return summary
 
 
-def _append_part(part: Path, out: _Sink, plain: IO[bytes] | None) -> None:
-    """Append a part file to the output: in the kernel (sendfile) if the output is a plain
-    file or a pipe (``plain``), else through a buffer. The coordinator of a run on every
-    core does this for the whole output, while its workers want all the CPU there is."""
-    with open(part, "rb") as written:
-        if plain is not None:
-            sent = 0
-            try:
-                plain.flush()
-                size = os.fstat(written.fileno()).st_size
-                while sent < size:
-                    count = os.sendfile(plain.fileno(), written.fileno(), sent, size - sent)
-                    if count == 0:
-                        raise OSError(f"sendfile stopped at byte {sent} of {size}")
-                    sent += count
-                return
-            except (OSError, io.UnsupportedOperation):
-                # What was not sent goes through the buffer (what was would be written twice):
-                # where sendfile cannot write, and to report an error writing the output by name.
-                written.seek(sent)
-        shutil.copyfileobj(written, out, 1 << 20)
+def _append_part(part: _Part, out: IO[bytes], plain: IO[bytes] | None) -> None:
+    """Append a result's output held in a file to the output: in the kernel (sendfile) if
+    the output is a plain file or a pipe (``plain``), else through a buffer. The coordinator
+    of a run on every core does this for the whole output, while its workers want all the
+    CPU there is."""
+    written = part.file
+    sent = part.start
+    if plain is not None:
+        try:
+            plain.flush()
+            size = os.fstat(written.fileno()).st_size
+            while sent < size:
+                count = os.sendfile(plain.fileno(), written.fileno(), sent, size - sent)
+                if count == 0:
+                    raise OSError(f"sendfile stopped at byte {sent} of {size}")
+                sent += count
+            return
+        except (OSError, io.UnsupportedOperation):
+            # What was not sent goes through the buffer (what was would be written twice):
+            # where sendfile cannot write, and to report an error writing the output by name.
+            pass
+    written.seek(sent)
+    shutil.copyfileobj(written, out, 1 << 20)
 
 
 def _write_lines(sink: _Sink, lines: Iterator[str], batch: int = 10_000) -> int:

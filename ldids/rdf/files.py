@@ -1,6 +1,12 @@
-"""Formats and output files, without rdflib: naming and guessing RDF formats, and outputs
-that appear whole or not at all. The graph I/O (:mod:`ldids.rdf.io`) and the streamed dumps
-(:mod:`ldids.dumps.run`) share them; a dump never imports rdflib for them (~0.2 s a start).
+"""Formats and files, without rdflib: naming and telling RDF formats, opening inputs
+(decompressed), and outputs that appear whole or not at all. The graph I/O
+(:mod:`ldids.rdf.io`) and the streamed dumps (:mod:`ldids.dumps.run`) share them; a dump
+never imports rdflib for them (~0.2 s a start).
+
+Knowledge of a format is in its :class:`Format`, of a compression in its
+:class:`~ldids.rdf.compression.Compression`; readers, writers, the command line's options
+and its messages ask them (oxigraph's ``RdfFormat`` is the model). Telling a format from
+content is in :mod:`ldids.rdf.sniff`.
 """
 
 from __future__ import annotations
@@ -8,27 +14,44 @@ from __future__ import annotations
 import errno
 import io
 import os
-import re
+import secrets
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, TextIO
+from typing import IO, TYPE_CHECKING, BinaryIO, TextIO, cast
 
 from ldids.errors import InputError, OutputError
+from ldids.rdf.compression import COMPRESSIONS, compression_of, plain_name
 
 if TYPE_CHECKING:
-    from _typeshed import ReadableBuffer
+    from _typeshed import ReadableBuffer, WriteableBuffer
 
-__all__ = ["FORMATS", "STDOUT", "Format", "atomic_output", "guess_format", "resolve_format", "standard_output"]
+__all__ = [
+    "FORMATS",
+    "STDIN",
+    "STDOUT",
+    "Format",
+    "InputStream",
+    "atomic_output",
+    "format_named",
+    "format_of_name",
+    "guess_format",
+    "open_input",
+    "resolve_format",
+    "scratch_file",
+    "sniff_standard_input",
+    "standard_output",
+]
 
 
 @dataclass(frozen=True)
 class Format:
     name: str  # as rdflib names it (or ours: foxml, oai-pmh)
+    label: str  # as people write it, for messages
     extensions: tuple[str, ...]
     media_types: tuple[str, ...]
     quads: bool = False  # holds named graphs
@@ -36,29 +59,37 @@ class Format:
 
 
 FORMATS: tuple[Format, ...] = (
-    Format("turtle", (".ttl",), ("text/turtle", "application/x-turtle")),
-    Format("nt", (".nt",), ("application/n-triples",)),
-    Format("nquads", (".nq",), ("application/n-quads",), quads=True),
-    Format("trig", (".trig",), ("application/trig",), quads=True),
-    Format("xml", (".rdf", ".owl"), ("application/rdf+xml",)),
-    Format("json-ld", (".jsonld",), ("application/ld+json",), quads=True),
-    Format("foxml", (".foxml",), ("application/fedora-foxml+xml",), writable=False),
-    Format("oai-pmh", (), ("application/oai-pmh+xml",), writable=False),
+    Format("turtle", "Turtle", (".ttl",), ("text/turtle", "application/x-turtle")),
+    Format("nt", "N-Triples", (".nt",), ("application/n-triples",)),
+    Format("nquads", "N-Quads", (".nq",), ("application/n-quads",), quads=True),
+    Format("trig", "TriG", (".trig",), ("application/trig",), quads=True),
+    Format("xml", "RDF/XML", (".rdf", ".owl"), ("application/rdf+xml",)),
+    Format("json-ld", "JSON-LD", (".jsonld",), ("application/ld+json",), quads=True),
+    Format("foxml", "FOXML", (".foxml",), ("application/fedora-foxml+xml",), writable=False),
+    Format("oai-pmh", "OAI-PMH", (), ("application/oai-pmh+xml",), writable=False),
 )
 _BY_NAME = {f.name: f for f in FORMATS}
 _ALIASES = {
     "ttl": "turtle", "n3": "turtle", "ntriples": "nt", "n-triples": "nt", "nq": "nquads", "n-quads": "nquads",
     "rdfxml": "xml", "rdf/xml": "xml", "rdf": "xml", "jsonld": "json-ld", "json": "json-ld", "oaipmh": "oai-pmh",
 }  # fmt: skip
-_COMPRESSED = (".gz", ".bz2")
+# Every word that names a format: its name, an alias, an extension without its dot.
+_WORDS = {
+    **{ext.lstrip("."): f for f in FORMATS for ext in f.extensions},
+    **{alias: _BY_NAME[name] for alias, name in _ALIASES.items()},
+    **_BY_NAME,
+}
+
+#: How errors name standard input (``-``) and standard output.
+STDIN = "<stdin>"
+STDOUT = "<stdout>"
 
 
 def resolve_format(name: str) -> Format:
-    """A format by name, alias or MIME type; raises InputError naming the known ones."""
+    """A format by name, alias, extension or MIME type; raises InputError naming the known ones."""
     key = name.strip().lower().split(";", 1)[0].strip()
-    key = _ALIASES.get(key, key)
-    if key in _BY_NAME:
-        return _BY_NAME[key]
+    if key in _WORDS:
+        return _WORDS[key]
     for candidate in FORMATS:
         if key in candidate.media_types:
             return candidate
@@ -66,45 +97,144 @@ def resolve_format(name: str) -> Format:
     raise InputError(f"unknown format {name!r}; known: {known} (or their MIME types)")
 
 
-def guess_format(path: str, data: bytes | None = None) -> Format:
-    """The format of a file from its extension (after .gz/.bz2), else from its content."""
-    name = path.lower()
-    for suffix in _COMPRESSED:
-        name = name.removesuffix(suffix)
+def format_named(word: str) -> Format | None:
+    """The format ``word`` names as a whole (``nt``, ``turtle``, ``ttl``, ``n-quads``), if any.
+
+    >>> format_named("NT").label, format_named("out.nt")
+    ('N-Triples', None)
+    """
+    return _WORDS.get(word.strip().lower())
+
+
+def format_of_name(path: str) -> Format | None:
+    """The format a file name says, after any compression extension: ``dump.nt.zst`` is N-Triples."""
+    name = plain_name(path).lower()
     for candidate in FORMATS:
         if name.endswith(candidate.extensions):
             return candidate
-    if data is not None:
-        sniffed = _sniff(data)
-        if sniffed is not None:
-            return sniffed
-    raise InputError(
-        "cannot tell the format; name it with -i (turtle, nt, nquads, trig, xml, json-ld, foxml, oai-pmh)", source=path
-    )
-
-
-def _sniff(data: bytes) -> Format | None:
-    head = data[:4096].lstrip()
-    if head.startswith(b"<"):
-        for marker, name in ((b"digitalObject", "foxml"), (b"OAI-PMH", "oai-pmh"), (b"RDF", "xml")):
-            if re.search(rb"<(?:[\w.-]+:)?" + marker + rb"[\s>/]", head):
-                return _BY_NAME[name]
-        return None
-    if head.startswith((b"{", b"[")):
-        return _BY_NAME["json-ld"]
-    if head.startswith((b"@prefix", b"@base", b"PREFIX", b"prefix")):
-        return _BY_NAME["turtle"]
     return None
 
 
-def _umask() -> int:
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
+def guess_format(path: str, data: bytes | None = None) -> Format:
+    """The format of a file from its name (after .gz, .bz2, .xz, .zst), else from its content.
+    ``path`` ``-`` (or empty) is standard input, told by content only."""
+    found = format_of_name(path) if path not in ("", "-") else None
+    if found is not None:
+        return found
+    source = STDIN if path in ("", "-") else path
+    if data is not None:
+        from ldids.rdf import sniff
+
+        return sniff.sniff(data, source)
+    known = ", ".join(f.name for f in FORMATS)
+    raise InputError(f"cannot tell the format from the name; name it with -i ({known})", source=source)
 
 
-#: How errors name standard output (``-``), as ``<stdin>`` names standard input.
-STDOUT = "<stdout>"
+# -- Inputs ----------------------------------------------------------------------------------
+
+
+class _Lookahead(io.RawIOBase):
+    """A stream whose first bytes can be looked at (:meth:`head`) before it is read: they
+    are read again. Standard input cannot be rewound to be read twice."""
+
+    def __init__(self, source: BinaryIO) -> None:
+        self._source = source
+        self._head = b""
+        self._at = 0  # read of the head so far
+
+    def head(self, size: int) -> bytes:
+        """The first ``size`` bytes (fewer at the end), read ahead if need be."""
+        if self._at:
+            raise ValueError("the stream is being read already")
+        while len(self._head) < size:
+            more = self._source.read(size - len(self._head))
+            if not more:
+                break
+            self._head += more
+        return self._head[:size]
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        if self._at < len(self._head):
+            with memoryview(buffer) as view, view.cast("B") as target:
+                count = min(len(target), len(self._head) - self._at)
+                target[:count] = self._head[self._at : self._at + count]
+            self._at += count
+            return count
+        return self._source.readinto(buffer)  # type: ignore[attr-defined, no-any-return]
+
+    def readall(self) -> bytes:
+        rest = self._source.read()
+        first, self._head, self._at = self._head[self._at :], b"", 0
+        return first + rest
+
+
+# The standard input of this process, as read: decompressed, its first bytes read again.
+_STANDARD_INPUT: tuple[object, _Lookahead] | None = None
+
+
+def _standard_input() -> _Lookahead:
+    """Standard input, decompressed if its first bytes are those of a compression, its first
+    bytes looked at as often as needed (:func:`sniff_standard_input`) and then read."""
+    global _STANDARD_INPUT
+    current = sys.stdin
+    if _STANDARD_INPUT is not None and _STANDARD_INPUT[0] is current:
+        return _STANDARD_INPUT[1]
+    if current is None or not hasattr(current, "buffer"):
+        raise InputError("standard input is closed", source=STDIN)
+    raw = _Lookahead(cast(BinaryIO, current.buffer))
+    try:
+        start = raw.head(max(len(c.magic) for c in COMPRESSIONS))
+    except OSError as error:
+        raise InputError(error.strerror or str(error), source=STDIN) from error
+    compression = next((c for c in COMPRESSIONS if start.startswith(c.magic)), None)
+    stream = raw if compression is None else _Lookahead(compression.reader(cast(BinaryIO, raw), STDIN))
+    _STANDARD_INPUT = (current, stream)
+    return stream
+
+
+def sniff_standard_input() -> Format:
+    """The format of standard input, told by its first bytes (after decompression); raises
+    InputError saying why it cannot tell. Nothing is consumed: the readers read it all."""
+    from ldids.rdf import sniff
+
+    try:
+        head = _standard_input().head(sniff.SNIFF_SIZE + 1)
+    except OSError as error:
+        raise InputError(error.strerror or str(error), source=STDIN) from error
+    return sniff.sniff(head, STDIN)
+
+
+#: What :func:`open_input` gives: a stream that ``read`` and ``readinto`` read.
+InputStream = io.BufferedIOBase | io.RawIOBase
+
+
+@contextmanager
+def open_input(path: str) -> Iterator[tuple[InputStream, BinaryIO, int | None]]:
+    """(decompressed stream, raw stream for progress, raw size if known) of an input file,
+    ``-`` for standard input. A file is decompressed as its extension says, standard input
+    as its first bytes say."""
+    if path == "-":
+        stream = _standard_input()
+        yield stream, cast(BinaryIO, stream), None
+        return
+    try:
+        raw = open(path, "rb")  # noqa: SIM115 -- closed by the stack below
+    except OSError as error:
+        raise InputError(error.strerror or str(error), source=path) from error
+    with ExitStack() as stack:
+        stack.enter_context(raw)
+        size = os.fstat(raw.fileno()).st_size
+        compression = compression_of(path)
+        if compression is None:
+            yield raw, raw, size
+        else:
+            yield stack.enter_context(compression.reader(raw, path)), raw, size
+
+
+# -- Outputs ---------------------------------------------------------------------------------
 
 
 def _cannot_write(error: OSError, name: str) -> OutputError:
@@ -175,27 +305,95 @@ def _in_place(path: str) -> bool:
 
 
 @contextmanager
-def _writing(descriptor: int, name: str) -> Iterator[IO[bytes]]:
-    """A buffered stream on ``descriptor``, flushed if the block ends without an error; after
-    an error what is still buffered is dropped, the output being abandoned."""
+def _writing(descriptor: int, name: str, commit: Callable[[], None] | None = None) -> Iterator[IO[bytes]]:
+    """A buffered stream on ``descriptor``, compressed as ``name`` says, ended and flushed if
+    the block ends without an error, then ``commit`` called; the descriptor is closed after.
+    After an error what is still buffered is dropped, the output being abandoned."""
     raw = _Output(descriptor, name)
     stream = io.BufferedWriter(raw)
     try:
-        yield stream
+        compression = compression_of(name)
+        sink = stream if compression is None else compression.writer(stream)
+        yield sink
+        if sink is not stream:
+            sink.close()  # the end of the compressed data
         stream.flush()
+        if commit is not None:
+            commit()
     finally:
         raw.close()  # the buffered stream is closed with it, and not flushed again when collected
 
 
+# O_TMPFILE: a file in a folder without a name there, until it is given one (Linux 3.11+).
+_O_TMPFILE = getattr(os, "O_TMPFILE", 0)
+# What open(2) says where the kernel or the file system has no O_TMPFILE.
+_NO_TMPFILE = (errno.EOPNOTSUPP, errno.EISDIR, errno.ENOENT, errno.EINVAL)
+
+
+def _unnamed_file(folder: str, path: str) -> int | None:
+    """A descriptor on a new, unnamed file in ``folder`` (mode 0666 less the umask), or
+    None where there is none to be had: no O_TMPFILE, or no /proc to name it by at the end."""
+    if not _O_TMPFILE or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, _O_TMPFILE | os.O_WRONLY, 0o666)
+    except OSError as error:
+        if error.errno in _NO_TMPFILE:
+            return None  # a folder that is not there is reported by the fallback, as it always was
+        raise _cannot_write(error, path) from error
+
+
+def _name_unnamed(descriptor: int, target: Path) -> None:
+    """Gives the unnamed file ``descriptor`` the name ``target``, replacing what is there.
+
+    With nothing there, the file is linked to its name directly: no other name ever exists.
+    Else it is linked to a temporary name beside it (for the instant before the rename;
+    link(2) cannot replace) and renamed over the old file, as a named temporary would be.
+    """
+    source = f"/proc/self/fd/{descriptor}"
+    folder = os.open(target.parent or ".", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        # linkat(AT_SYMLINK_FOLLOW), as open(2) shows for O_TMPFILE: os.link does so given a folder.
+        try:
+            os.link(source, target.name, dst_dir_fd=folder, follow_symlinks=True)
+            return
+        except FileExistsError:
+            pass
+        while True:
+            temporary = f".{target.name}.{secrets.token_hex(4)}.part"
+            try:
+                os.link(source, temporary, dst_dir_fd=folder, follow_symlinks=True)
+                break
+            except FileExistsError:
+                continue
+        try:
+            os.replace(temporary, target.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            os.unlink(temporary, dir_fd=folder)
+            raise
+    finally:
+        os.close(folder)
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
 @contextmanager
 def atomic_output(path: str) -> Iterator[IO[bytes]]:
-    """A binary stream that becomes ``path`` only if the block ends without an error.
+    """A binary stream that becomes ``path`` only if the block ends without an error,
+    compressed as the name says (``.gz``, ``.bz2``, ``.xz``, ``.zst``).
 
-    ``-`` is standard output. Elsewhere the data goes to a temporary file beside ``path``
-    and is renamed into place at the end, so a failed run leaves no half-written output;
-    a device, FIFO or symbolic link is written in place (see :func:`_in_place`). An error
-    making, writing or renaming the output raises OutputError naming ``path``; other errors
-    in the block pass through as they are.
+    ``-`` is standard output (never compressed). Elsewhere the data goes to a file without
+    a name (O_TMPFILE), named ``path`` at the end: killed at any moment, even by SIGKILL, a
+    run leaves nothing behind. Where the kernel or the file system has no unnamed files (not
+    Linux, some network file systems), it goes to a temporary file beside ``path``
+    (``.NAME.XXXX.part``), renamed into place at the end and removed after an error, which
+    SIGKILL leaves behind. A device, FIFO or symbolic link is written in place (see
+    :func:`_in_place`). An error making, writing or naming the output raises OutputError
+    naming ``path``; other errors in the block pass through as they are.
     """
     if path == "-":
         if sys.stdout is None:  # closed, and not set up by the command line (standard_output)
@@ -212,19 +410,53 @@ def atomic_output(path: str) -> Iterator[IO[bytes]]:
             yield stream
         return
     target = Path(path)
+    unnamed = _unnamed_file(str(target.parent or "."), path)
+    if unnamed is not None:
+
+        def name_it() -> None:
+            try:
+                _name_unnamed(unnamed, target)
+            except OSError as error:
+                raise _cannot_write(error, path) from error
+
+        with _writing(unnamed, path, name_it) as stream:
+            yield stream
+        return
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent or ".")
     except OSError as error:
         raise _cannot_write(error, path) from error
-    try:
-        with _writing(handle, path) as stream:
-            yield stream
+
+    def rename() -> None:
         try:
             # mkstemp makes the file private (0600); an output gets the usual mode, umask applied.
             os.chmod(temporary, 0o666 & ~_umask())
             os.replace(temporary, target)
         except OSError as error:
             raise _cannot_write(error, path) from error
+
+    try:
+        with _writing(handle, path, rename) as stream:
+            yield stream
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def scratch_file() -> BinaryIO:
+    """A file of this run's own, without a name (O_TMPFILE, else unlinked at once) in the
+    temporary folder: a run killed by SIGKILL leaves nothing there."""
+    return cast(BinaryIO, tempfile.TemporaryFile(prefix="ldids-", dir=_scratch_folder()))
+
+
+def _scratch_folder() -> str:
+    """The temporary folder, as tempfile would choose it but without trying it out: the
+    first time a process asks, tempfile writes a file of a random name into the folder
+    and removes it, which a SIGKILL at that instant would leave behind."""
+    if tempfile.tempdir is not None:
+        return tempfile.tempdir
+    candidates = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
+    for folder in [*candidates, "/tmp", "/var/tmp", "/usr/tmp"]:
+        if folder and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            return folder
+    return tempfile.gettempdir()

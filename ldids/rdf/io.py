@@ -4,24 +4,21 @@ Formats are named as rdflib names them, guessed from file extensions or content,
 accepted as MIME types. Input is untrusted (DESIGN.md §7): XML is checked by
 :mod:`ldids.safexml` before rdflib sees it, JSON-LD may not name remote contexts, and
 nothing named in the data is ever fetched. Syntax errors say file, line and column.
-Outputs are written to a temporary file and renamed into place.
+Inputs are decompressed, and outputs compressed, as their names say; outputs appear whole
+or not at all (:func:`ldids.rdf.files.atomic_output`).
 """
 
 from __future__ import annotations
 
-import bz2
 import csv
-import gzip
 import hashlib
 import io
 import json
-import sys
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import rdflib
@@ -37,7 +34,8 @@ from ldids.namespace import LDIDS
 from ldids.ntriples import Quad, quad_line, term
 from ldids.passes.graph import Crosswalk
 from ldids.rdf import foxml, oaipmh
-from ldids.rdf.files import FORMATS, Format, atomic_output, guess_format, resolve_format
+from ldids.rdf.compression import plain_name
+from ldids.rdf.files import FORMATS, STDIN, Format, atomic_output, guess_format, open_input, resolve_format
 
 __all__ = [
     "FORMATS",
@@ -55,9 +53,6 @@ __all__ = [
     "resolve_format",
     "serialize",
 ]
-
-
-_COMPRESSION = {".gz": gzip.decompress, ".bz2": bz2.decompress}
 
 
 @contextmanager
@@ -85,25 +80,23 @@ def _rdflib_quietly() -> Iterator[None]:
 @dataclass
 class Input:
     """What was read: statements in input order, notes (e.g. OAI-PMH error responses), and
-    what the readers read and made no statement of, counted by kind (the summary's ``skipped``)."""
+    what the readers read and made no statement of, counted by kind (the summary's ``skipped``);
+    the prefixes the inputs declared (Turtle, TriG, RDF/XML, JSON-LD), the first declaration
+    of a name kept: the writers use them again."""
 
     quads: list[Quad] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
+    prefixes: dict[str, str] = field(default_factory=dict)
 
 
 def _load(path: str) -> bytes:
-    try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except OSError as error:
-        raise InputError(error.strerror or str(error), source=path) from error
-    for suffix, decompress in _COMPRESSION.items():
-        if path.lower().endswith(suffix):
-            try:
-                return decompress(data)
-            except (OSError, ValueError, EOFError) as error:
-                raise InputError(f"cannot decompress: {error}", source=path) from error
-    return data
+    """An input's bytes, decompressed as its name (standard input: its first bytes) says."""
+    with open_input(path) as (stream, _, _):
+        try:
+            return stream.read()
+        except OSError as error:
+            raise InputError(error.strerror or str(error), source=STDIN if path == "-" else path) from error
 
 
 def read(paths: Iterable[str], fmt: Format | None = None) -> Input:
@@ -111,8 +104,8 @@ def read(paths: Iterable[str], fmt: Format | None = None) -> Input:
     found = Input()
     for path in paths:
         data = _load(path)
-        source = "<stdin>" if path == "-" else path
-        _read_into(found, data, fmt or guess_format(path if path != "-" else "", data), source)
+        source = STDIN if path == "-" else path
+        _read_into(found, data, fmt or guess_format(path, data), source)
     found.quads = label_blank_nodes(found.quads)
     return found
 
@@ -136,20 +129,28 @@ def _read_into(found: Input, data: bytes, fmt: Format, source: str) -> None:
             found.notes.extend(f"{source}: {note}" for note in response.notes)
             found.skipped.update(response.skipped)
         else:
-            found.quads.extend(_parse_rdf(data, fmt, source))
+            found.quads.extend(_parse_rdf(data, fmt, source, found.prefixes))
 
 
-def _parse_rdf(data: bytes, fmt: Format, source: str) -> list[Quad]:
+def _parse_rdf(data: bytes, fmt: Format, source: str, prefixes: dict[str, str] | None = None) -> list[Quad]:
+    """The statements of one document; the prefixes it declares are added to ``prefixes``."""
     if fmt.name == "xml":
         safexml.parse(data, source)  # refuses entity declarations, reports syntax errors
     elif fmt.name == "json-ld":
         _check_json_ld(data, source)
     target: Graph = Dataset() if fmt.quads else Graph()
+    bound_before = set(target.namespaces())  # rdflib's own, which the writers bind anyway
     try:
         with _rdflib_quietly():
             target.parse(data=data, format=fmt.name)
     except Exception as error:  # rdflib's parsers raise many unrelated types
         raise _syntax_error(error, data, fmt, source) from error
+    if prefixes is not None:
+        for prefix, namespace in target.namespaces():
+            # A name, and a namespace, keep the first declaration among the inputs.
+            new = (prefix, namespace) not in bound_before
+            if new and prefix not in prefixes and str(namespace) not in prefixes.values():
+                prefixes[prefix] = str(namespace)
     if isinstance(target, Dataset):
         return list(_quads_of(target))
     return [(s, p, o, None) for s, p, o in target]
@@ -266,8 +267,11 @@ def label_blank_nodes(quads: list[Quad]) -> list[Quad]:
     return sorted(relabeled, key=quad_line)  # type: ignore[arg-type]
 
 
-def serialize(quads: Iterable[Quad], fmt: Format) -> bytes:
-    """Statements in ``fmt``, deterministic: the same statements give the same bytes."""
+def serialize(quads: Iterable[Quad], fmt: Format, prefixes: Mapping[str, str] | None = None) -> bytes:
+    """Statements in ``fmt``, deterministic: the same statements give the same bytes.
+
+    ``prefixes`` (name to namespace, e.g. :attr:`Input.prefixes`) are used by the writers
+    that abbreviate (Turtle, TriG, RDF/XML), besides ldids's own, which win a clash."""
     if not fmt.writable:
         raise InputError(f"{fmt.name} is an input format only")
     ordered = sorted(quads, key=quad_line)
@@ -287,14 +291,14 @@ def serialize(quads: Iterable[Quad], fmt: Format) -> bytes:
                 else dataset.graph(g if isinstance(g, URIRef | BNode) else URIRef(str(g)))
             )
             target.add((s, p, o))
-        _bind_prefixes(dataset, ordered)
+        _bind_prefixes(dataset, ordered, prefixes or {})
         with _rdflib_quietly():
             result: bytes = dataset.serialize(format=fmt.name, encoding="utf-8")
         return _sorted_json_ld(result) if fmt.name == "json-ld" else result
     graph = Graph()
     for s, p, o, _ in ordered:
         graph.add((s, p, o))
-    _bind_prefixes(graph, ordered)
+    _bind_prefixes(graph, ordered, prefixes or {})
     data = bytes(graph.serialize(format=fmt.name, encoding="utf-8"))
     return _sorted_rdf_xml(data) if fmt.name == "xml" else data
 
@@ -309,9 +313,13 @@ _PREFIXES = {
 }
 
 
-def _bind_prefixes(graph: Graph, quads: list[Quad]) -> None:
-    """Bind every prefix a writer will need before it runs: rdflib would otherwise invent
-    ns1, ns2, ... in the order it happens to meet them, which is hash order."""
+def _bind_prefixes(graph: Graph, quads: list[Quad], declared: Mapping[str, str]) -> None:
+    """Bind every prefix a writer will need before it runs: the input's (``declared``), then
+    ldids's own over them, then one for each namespace of a predicate or class still without
+    one: rdflib would otherwise invent ns1, ns2, ... in the order it happens to meet them,
+    which is hash order."""
+    for prefix, namespace in sorted(declared.items()):
+        graph.bind(prefix, namespace, override=True, replace=True)
     for prefix, namespace in _PREFIXES.items():
         graph.bind(prefix, namespace, override=True, replace=True)
     terms = {str(p) for _, p, _, _ in quads} | {
@@ -358,15 +366,17 @@ def _sorted_json_ld(data: bytes) -> bytes:
 
 
 def crosswalk_bytes(rows: Iterable[Crosswalk], path: str) -> bytes:
-    """Crosswalk rows as CSV (``.csv``) or N-Triples (``.nt``), chosen by ``path``."""
-    if path.lower().endswith(".csv"):
+    """Crosswalk rows as CSV (``.csv``) or N-Triples (``.nt``), chosen by ``path`` (before
+    any compression extension: ``changes.csv.gz``)."""
+    name = plain_name(path).lower()
+    if name.endswith(".csv"):
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(Crosswalk.FIELDS)
         for row in rows:
             writer.writerow(row.values())
         return buffer.getvalue().encode("utf-8")
-    if path.lower().endswith(".nt"):
+    if name.endswith(".nt"):
         lines: list[str] = []
         for index, row in enumerate(rows):
             node = BNode(f"r{index}")
@@ -392,7 +402,7 @@ def crosswalk_bytes(rows: Iterable[Crosswalk], path: str) -> bytes:
 def read_crosswalk(path: str) -> list[Crosswalk]:
     """Crosswalk rows back from a CSV or N-Triples crosswalk file."""
     data = _load(path)
-    if path.lower().endswith(".csv"):
+    if plain_name(path).lower().endswith(".csv"):
         reader = csv.DictReader(io.StringIO(data.decode("utf-8")))
         if tuple(reader.fieldnames or ()) != Crosswalk.FIELDS:
             raise InputError(
@@ -468,7 +478,7 @@ class LineParser:
     def read_labeled(self, path: str, fmt: Format | None = None) -> list[Quad]:
         """Statements of one file, keeping its blank node labels (N-Triples, N-Quads only)."""
         data = _load(path)
-        chosen = fmt or guess_format(path if path != "-" else "", data)
+        chosen = fmt or guess_format(path, data)
         if chosen.name not in ("nt", "nquads"):
             return read([path], chosen).quads
         dataset = Dataset()
