@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -211,7 +211,7 @@ def _results(
     seekable = path != "-" and not path.lower().endswith((".gz", ".bz2")) and os.path.isfile(path)
     window: deque[_Task] = deque()
     for index, chunk in enumerate(_chunks(path, source, size, seekable, block_size)):
-        end = chunk.stop if seekable else None
+        end = chunk.stop if chunk.data is None else None
         part = os.path.join(parts, f"part-{index}")
         worker = pool.free_worker()
         if worker is not None:
@@ -305,10 +305,14 @@ def normalize_dump(
     error_file: str | None = None,
     progress: bool = False,
     block_size: int = 1 << 21,
+    statements: Callable[[str, io.BufferedIOBase], io.BufferedIOBase] | None = None,
 ) -> DumpSummary:
     """Normalize N-Triples/N-Quads files (``-``: standard input) into ``output``.
 
     ``links`` is ``"inline"`` (after the statements), a file name, or None (no links).
+    ``statements`` reads other formats: given an input's path and its (decompressed) bytes,
+    it returns its statements as N-Triples/N-Quads lines (:class:`ldids.dumps.rdf_stream.Parsed`),
+    or the bytes themselves.
     Raises InputError at the first bad line unless ``settings.on_error == "skip"``, in
     which case bad lines go to ``error_file`` as ``LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT``.
     """
@@ -348,8 +352,15 @@ def normalize_dump(
             lines_before = 0  # in this file, before the block
             with ExitStack() as files:
                 source, raw, size = _open_input(path, files)
-                for result, data, end in _results(path, source, size, settings, pool, parts, workers, block_size):
+                lines = source if statements is None else statements(path, source)
+                # Lines made while they are read are cut into blocks as they come, not read by range.
+                ranges = size if lines is source else None
+                for result, data, end in _results(path, lines, ranges, settings, pool, parts, workers, block_size):
                     summary.add(result, lines_before, path)
+                    if result.bad and lines is not source:  # parsed well, and written as no line can be
+                        raise InputError(
+                            f"a statement with no N-Triples 1.1 form (RDF 1.2?): {result.bad[0].text}", source=name
+                        )
                     if result.bad:
                         if settings.on_error == "stop":
                             bad = result.bad[0]
