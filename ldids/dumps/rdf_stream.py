@@ -16,9 +16,10 @@ cannot do:
   xsd:string), and language tags in lower case (§3.3: they compare case-insensitively);
 - statements come in document order, each as often as the document states it (a graph is a
   set: the graph path merges repeated statements and sorts them);
-- blank nodes keep the document's labels (with several inputs, new ones: labels are local to
-  a document, Turtle §2.6), and ``[]`` and collections get pyoxigraph's labels, drawn at
-  random: the same document gives isomorphic output, not the same bytes.
+- blank nodes keep the document's labels, and ``[]`` and collections get pyoxigraph's labels,
+  drawn at random: the same document gives isomorphic output, not the same bytes. With
+  several inputs every label is new (labels are local to a document, Turtle §2.6): pyoxigraph
+  then keeps a table of a document's labels while it reads it, memory that grows with them.
 
 Relative IRIs resolve against ``base`` (a file's ``file:`` URL, or ``--base``); with none
 (standard input), a relative IRI is an error. A syntax error stops the run with the file,
