@@ -251,36 +251,42 @@ def _utf8_length(lead: int) -> int:
 
 class _CheckedXml:
     """An RDF/XML document's bytes as pyoxigraph reads them, checked by lxml on the way: its
-    prolog before pyoxigraph sees any of it, then every byte as it is handed on."""
+    prolog before pyoxigraph sees any of it, then every byte, 64 KiB at a time, before it is
+    handed on (pyoxigraph asks for 2 KiB at a time; lxml would take longer over as many)."""
 
     def __init__(self, source: io.BufferedIOBase, shown: str) -> None:
-        self._source, self._shown = source, shown
-        self._head = _prolog(source, shown)
         from lxml import etree
 
+        self._source, self._shown = source, shown
+        self._error = etree.XMLSyntaxError
         # The options of ldids.safexml: no DTD loaded, no entity expanded, nothing fetched.
         nothing = cast("etree.ParserTarget[None]", _Nothing())
         self._parser = etree.XMLParser(
             target=nothing, resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
         )
+        self._checked = self._check(_prolog(source, shown))
+        self._offset = 0
         self._ended = False
 
-    def read(self, size: int = -1) -> bytes:
-        if self._head:
-            cut = len(self._head) if size is None or size < 0 else size
-            data, self._head = self._head[:cut], self._head[cut:]
-        else:
-            data = self._source.read(size)
-        from lxml import etree
-
+    def _check(self, data: bytes) -> bytes:
         try:
             if data:
                 self._parser.feed(data)
-            elif not self._ended:
+            else:
                 self._ended = True
                 self._parser.close()
-        except etree.XMLSyntaxError as error:
+        except self._error as error:
             raise _malformed(error, self._shown) from None
+        return data
+
+    def read(self, size: int = -1) -> bytes:
+        if self._offset == len(self._checked):
+            if self._ended:
+                return b""
+            self._checked, self._offset = self._check(self._source.read(1 << 16)), 0
+        end = len(self._checked) if size is None or size < 0 else self._offset + size
+        data = self._checked[self._offset : end]
+        self._offset += len(data)
         return data
 
 
