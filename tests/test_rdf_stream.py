@@ -478,6 +478,15 @@ def test_the_command_line_streams_turtle_to_n_triples(tmp_path: Path, capsys: py
     assert '"lines_in": 2' in err  # the dump's summary: lines of N-Triples
 
 
+def test_problems_are_placed_by_statement(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "in.ttl"
+    source.write_text("@prefix ex: <http://x/> .\n\nex:a ex:p <http://x/o> .\nex:b ex:p <oai:wibble:1> .\n")
+    code, err = run(["normalize", str(source), "-o", str(tmp_path / "out.nt")], capsys)
+    assert code == 0
+    # The second statement, on the file's fourth line: a stream of statements knows no lines.
+    assert f"ldids: {source}, statement 2: invalid oai identifier 'oai:wibble:1'" in err
+
+
 @pytest.mark.parametrize(
     ("options", "streamed"),
     [

@@ -76,9 +76,10 @@ class DumpSummary:
     bad_lines: int = 0
     seconds: float = 0.0
 
-    def add(self, result: BlockResult, lines_before: int = 0, source: str = "-") -> None:
+    def add(self, result: BlockResult, lines_before: int = 0, source: str = "-", parsed: bool = False) -> None:
         """Count one block of the file ``source`` in (``-``: standard input); its line
-        numbers are shifted by ``lines_before``."""
+        numbers are shifted by ``lines_before``. A ``parsed`` file's lines are its statements
+        (ldids.dumps.rdf_stream), numbered as such: they are no lines of the file."""
         self.lines_in += result.lines
         self.lines_out += result.written
         self.statements += result.statements
@@ -89,7 +90,8 @@ class DumpSummary:
         self.problems += result.problems
         for line, what in result.problem_samples[: max(0, 20 - len(self.problem_samples))]:
             name = "<stdin>" if source == "-" else source
-            self.problem_samples.append(f"{name}:{line + lines_before}: {what}")
+            where = f"{name}, statement {line + lines_before}" if parsed else f"{name}:{line + lines_before}"
+            self.problem_samples.append(f"{where}: {what}")
 
     def summary(self) -> Summary:
         """The one summary (ldids.passes.summary): a stream writes every statement it reads,
@@ -356,7 +358,7 @@ def normalize_dump(
                 # Lines made while they are read are cut into blocks as they come, not read by range.
                 ranges = size if lines is source else None
                 for result, data, end in _results(path, lines, ranges, settings, pool, parts, workers, block_size):
-                    summary.add(result, lines_before, path)
+                    summary.add(result, lines_before, path, parsed=lines is not source)
                     if result.bad and lines is not source:  # parsed well, and written as no line can be
                         raise InputError(
                             f"a statement with no N-Triples 1.1 form (RDF 1.2?): {result.bad[0].text}", source=name
