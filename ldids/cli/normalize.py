@@ -1,8 +1,9 @@
 """``ldids normalize`` and its inverse, ``ldids undo``.
 
 ``normalize`` takes one of three paths: a live store (``--sparql``) is normalized in place,
-N-Triples and N-Quads are streamed (on the worker pool or on Dask), anything else is read into
-memory and run through the graph passes. ``undo`` reads that run's output and crosswalk back.
+N-Triples and N-Quads out are streamed (on the worker pool or on Dask; from Turtle, TriG and
+RDF/XML too, parsed as they are read), anything else is read into memory and run through the
+graph passes. ``undo`` reads that run's output and crosswalk back.
 """
 
 from __future__ import annotations
@@ -72,19 +73,25 @@ def _input_formats(option: str | None, inputs: list[str]) -> list[Format | None]
 _LINE_FORMATS = ("nt", "nquads")
 
 
-def _streams(args: argparse.Namespace, formats: list[Format | None]) -> tuple[bool, bool]:
-    """(stream this run?, as N-Quads?): line formats in and out."""
-    given = [fmt for fmt in formats if fmt is not None and fmt.name in _LINE_FORMATS]
+def _streams(args: argparse.Namespace, formats: list[Format | None]) -> list[Format] | None:
+    """Each input's format if this run is streamed: N-Triples or N-Quads out (named, or told by
+    the output's name) from N-Triples, N-Quads, Turtle, TriG or RDF/XML. Turtle or TriG out
+    takes the graph path: it needs the whole graph to write it well."""
+    from ldids.dumps.rdf_stream import PARSED_FORMATS
+
+    given = [fmt for fmt in formats if fmt is not None and fmt.name in _LINE_FORMATS + PARSED_FORMATS]
     if len(given) != len(formats):
-        return False, False
-    quads_in = any(fmt.name == "nquads" for fmt in given)
+        return None
+    csv = args.crosswalk is None or args.crosswalk.lower().endswith(".csv")
+    if not csv and any(fmt.name in PARSED_FORMATS for fmt in given):
+        return None  # a stream writes its crosswalk as CSV, the graph path as N-Triples too
     target = _output_format(args.output_format, args.output, given[0])
-    if target.name not in _LINE_FORMATS or (quads_in and target.name == "nt"):
-        return False, False
-    return True, quads_in or target.name == "nquads"
+    if target.name not in _LINE_FORMATS or (any(fmt.quads for fmt in given) and target.name == "nt"):
+        return None
+    return given
 
 
-def _normalize_dump(args: argparse.Namespace, inputs: list[str], quads: bool) -> int:
+def _normalize_dump(args: argparse.Namespace, inputs: list[str], formats: list[Format]) -> int:
     from ldids.dumps.run import normalize_dump
     from ldids.dumps.stream import Settings
     from ldids.passes.config import Config
@@ -92,12 +99,24 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], quads: bool) ->
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     config = Config.from_toml(args.config) if args.config else Config()
+    target = _output_format(args.output_format, args.output, formats[0])
+    quads = any(fmt.quads for fmt in formats) or target.name == "nquads"
     settings = Settings(config, quads=quads, on_error=args.on_error, crosswalk=args.crosswalk is not None)
+    parsed = {path: fmt.name for path, fmt in zip(inputs, formats, strict=True) if fmt.name not in _LINE_FORMATS}
     if args.dask:
+        if parsed:
+            raise UsageError("--dask reads N-Triples and N-Quads files: Turtle, TriG and RDF/XML stream here")
         summary = _on_dask(args, inputs, settings)
         report_dump(args, summary)
         return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
     links = None if args.no_links else (args.links or "inline")
+    statements = None
+    if parsed:
+        from ldids.dumps.rdf_stream import Parsed
+
+        # Relative IRIs resolve against --base where the command line has one, else against a
+        # file's own URL; standard input has none.
+        statements = Parsed(parsed, getattr(args, "base", None), several=len(inputs) > 1)
     summary = normalize_dump(
         inputs,
         args.output,
@@ -107,6 +126,7 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], quads: bool) ->
         crosswalk=args.crosswalk,
         error_file=args.error_file,
         progress=args.progress and not args.quiet,
+        statements=statements,
     )
     report_dump(args, summary)
     return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
@@ -153,9 +173,9 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
     if args.links:
         _check_output_name("--links", args.links, stem="links")
     formats = _input_formats(args.input_format, inputs)
-    streamed, quads = _streams(args, formats)
-    if streamed:
-        return _normalize_dump(args, inputs, quads)  # imports no rdflib: dumps start fast
+    streamed = _streams(args, formats)
+    if streamed is not None:
+        return _normalize_dump(args, inputs, streamed)  # imports no rdflib: dumps start fast
     from ldids.passes import graph as passes
     from ldids.passes.config import Config
     from ldids.rdf import io as rdfio

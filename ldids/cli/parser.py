@@ -152,7 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
     dumps = normalize.add_argument_group(
         "dumps",
         "N-Triples and N-Quads in and out (plain or compressed, files or standard input) are streamed in "
-        "constant memory, in input order, with owl:sameAs links after the statements.",
+        "constant memory, in input order, with owl:sameAs links after the statements. So are Turtle, TriG and "
+        "RDF/XML in, with N-Triples or N-Quads out: parsed as they are read, each statement written as often as "
+        "it is stated (Turtle or TriG out reads the whole graph, to write it well). Their relative IRIs resolve "
+        "against the file's file: URL; standard input has no base.",
     )
     dumps.add_argument(
         "--workers",
@@ -164,7 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--on-error",
         choices=("stop", "skip"),
         default="stop",
-        help="at a malformed line: stop with its position and exit 2 (default), or skip it into --error-file",
+        help="at a malformed line: stop with its position and exit 2 (default), or skip it into --error-file; "
+        "a syntax error in Turtle, TriG or RDF/XML always stops",
     )
     dumps.add_argument(
         "--error-file",

@@ -30,7 +30,7 @@ import stat
 import sys
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
@@ -74,9 +74,10 @@ class DumpSummary:
     bad_lines: int = 0
     seconds: float = 0.0
 
-    def add(self, result: BlockResult, lines_before: int = 0, source: str = "-") -> None:
+    def add(self, result: BlockResult, lines_before: int = 0, source: str = "-", parsed: bool = False) -> None:
         """Count one block of the file ``source`` in (``-``: standard input); its line
-        numbers are shifted by ``lines_before``."""
+        numbers are shifted by ``lines_before``. A ``parsed`` file's lines are its statements
+        (ldids.dumps.rdf_stream), numbered as such: they are no lines of the file."""
         self.lines_in += result.lines
         self.lines_out += result.written
         self.statements += result.statements
@@ -87,7 +88,8 @@ class DumpSummary:
         self.problems += result.problems
         for line, what in result.problem_samples[: max(0, 20 - len(self.problem_samples))]:
             name = "<stdin>" if source == "-" else source
-            self.problem_samples.append(f"{name}:{line + lines_before}: {what}")
+            where = f"{name}, statement {line + lines_before}" if parsed else f"{name}:{line + lines_before}"
+            self.problem_samples.append(f"{where}: {what}")
 
     def summary(self) -> Summary:
         """The one summary (ldids.passes.summary): a stream writes every statement it reads,
@@ -182,7 +184,7 @@ def _results(
     seekable = path != "-" and compression_of(path) is None and os.path.isfile(path)
     window: deque[_Task] = deque()
     for chunk in _chunks(path, source, size, seekable, block_size):
-        end = chunk.stop if seekable else None
+        end = chunk.stop if chunk.data is None else None
         worker = pool.free_worker()
         if worker is not None:
             window.append(((worker, pool.submit(worker, chunk)), end))
@@ -269,10 +271,14 @@ def normalize_dump(
     error_file: str | None = None,
     progress: bool = False,
     block_size: int = 1 << 21,
+    statements: Callable[[str, InputStream], InputStream] | None = None,
 ) -> DumpSummary:
     """Normalize N-Triples/N-Quads files (``-``: standard input) into ``output``.
 
     ``links`` is ``"inline"`` (after the statements), a file name, or None (no links).
+    ``statements`` reads other formats: given an input's path and its (decompressed) bytes,
+    it returns its statements as N-Triples/N-Quads lines (:class:`ldids.dumps.rdf_stream.Parsed`),
+    or the bytes themselves.
     Raises InputError at the first bad line unless ``settings.on_error == "skip"``, in
     which case bad lines go to ``error_file`` as ``LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT``.
     """
@@ -310,8 +316,15 @@ def normalize_dump(
             lines_before = 0  # in this file, before the block
             with ExitStack() as files:
                 source, raw, size = _open_input(path, files)
-                for result, data, end in _results(path, source, size, settings, pool, workers, block_size):
-                    summary.add(result, lines_before, path)
+                lines = source if statements is None else statements(path, source)
+                # Lines made while they are read are cut into blocks as they come, not read by range.
+                ranges = size if lines is source else None
+                for result, data, end in _results(path, lines, ranges, settings, pool, workers, block_size):
+                    summary.add(result, lines_before, path, parsed=lines is not source)
+                    if result.bad and lines is not source:  # parsed well, and written as no line can be
+                        raise InputError(
+                            f"a statement with no N-Triples 1.1 form (RDF 1.2?): {result.bad[0].text}", source=name
+                        )
                     if result.bad:
                         if settings.on_error == "stop":
                             bad = result.bad[0]
