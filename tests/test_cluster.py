@@ -124,3 +124,25 @@ def test_cli_on_a_local_cluster(tmp_path: Path) -> None:
     assert "300 lines in, 300 out" in done.stderr
     assert (tmp_path / "out" / "part-00000.nt").exists()
     assert (tmp_path / "out" / "links.nt").exists()
+
+
+@pytest.mark.parametrize("extension", [".gz", ".bz2", ".xz", ".zst"])
+def test_compressed_inputs_are_read_whole(client: object, tmp_path: Path, extension: str) -> None:
+    """A compressed file cannot be cut into byte ranges: each is one partition, decompressed."""
+    from ldids.rdf.compression import compression_of
+
+    plain = tmp_path / "a.nt"
+    write_dump(plain, 0, 1500)
+    packed = tmp_path / f"a.nt{extension}"
+    found = compression_of(str(packed))
+    assert found is not None
+    with packed.open("wb") as raw:
+        out = found.writer(raw)
+        out.write(plain.read_bytes())
+        out.close()
+    expected = tmp_path / "single.nt"
+    normalize_dump([str(plain)], str(expected), Settings(Config()), links=None)
+    folder = tmp_path / "cluster"
+    normalize_on_dask([str(packed)], str(folder), Settings(Config()), client=client, blocksize=4096, links=False)
+    parts = sorted(folder.glob("part-*.nt"))
+    assert b"".join(part.read_bytes() for part in parts) == expected.read_bytes()

@@ -25,6 +25,7 @@ from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import BadLine, BlockResult, Settings, new_run, process_block
 from ldids.errors import InputError
 from ldids.passes.graph import Crosswalk
+from ldids.rdf.compression import compression_of
 
 __all__ = ["normalize_on_dask"]
 
@@ -71,7 +72,7 @@ def normalize_on_dask(
     target = Path(output)
     if target.exists():
         raise InputError("the output folder exists already; name a new one", source=output)
-    compressed = any(path.lower().endswith((".gz", ".bz2")) for path in inputs)
+    compressed = any(compression_of(path) is not None for path in inputs)
     # Compressed files cannot be cut: one block per file.
     _, per_file, paths = read_bytes(
         inputs,
