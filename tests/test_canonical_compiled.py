@@ -277,7 +277,9 @@ def probe(pure: str | None) -> dict[str, Any]:
     if pure is not None:
         environment["LDIDS_PURE_PYTHON"] = pure
     done = subprocess.run(
-        [sys.executable, "-c", PROBE.format(forms=COMMON)],
+        # -P: the installed package, not the source tree of the working directory (where, in
+        # a clone installed without --editable, no extension is built).
+        [sys.executable, "-P", "-c", PROBE.format(forms=COMMON)],
         capture_output=True,
         text=True,
         env=environment,
