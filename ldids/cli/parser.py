@@ -104,6 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
     normalize.add_argument("-o", "--output", default="-", help="output file, - for standard output (default)")
     normalize.add_argument("-i", "--input-format", help="input format name or MIME type (default: guessed)")
     normalize.add_argument(
+        "--base",
+        metavar="IRI",
+        help="resolve relative IRIs (Turtle, TriG, RDF/XML, JSON-LD) against IRI (default: each file's file: IRI; "
+        "standard input has none, and a relative IRI in it is an error)",
+    )
+    normalize.add_argument(
         "-t", "--output-format", help="output format (default: from -o, else the input's, else turtle)"
     )
     normalize.add_argument("--config", help="TOML configuration (bare-PID predicates, Fedora OAI namespaces, ...)")
