@@ -97,10 +97,6 @@ def _manifest(suite: str) -> list[Case]:
     return cases
 
 
-_NOT_YET = {"nt-syntax-bad-uri-06", "nt-syntax-bad-uri-07", "nt-syntax-bad-uri-08", "nt-syntax-bad-uri-09"}
-_NOT_YET |= {"nq-syntax-bad-uri-01"}
-
-
 def _cases() -> list[object]:
     if not SUITES.is_dir():
         return [pytest.param(None, "", id="suites-missing")]
@@ -108,17 +104,7 @@ def _cases() -> list[object]:
     for suite, (_, streamed) in SYNTAXES.items():
         readers = ["graph", "stream-compiled", "stream-python"] if streamed else ["graph"]
         for case in _manifest(suite):
-            params.extend(
-                pytest.param(
-                    case,
-                    reader,
-                    id=f"{suite}/{reader}/{case.name}",
-                    marks=[pytest.mark.xfail(reason="the dump grammar does not check IRIs yet")]
-                    if reader != "graph" and case.name in _NOT_YET
-                    else [],
-                )
-                for reader in readers
-            )
+            params.extend(pytest.param(case, reader, id=f"{suite}/{reader}/{case.name}") for reader in readers)
     return params
 
 

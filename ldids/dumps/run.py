@@ -31,6 +31,7 @@ import stat
 import sys
 import tempfile
 import time
+import zlib
 from collections import Counter, deque
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -38,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol, cast
 
-from ldids.dumps.blocks import blocks
+from ldids.dumps.blocks import Readable, blocks
 from ldids.dumps.pool import _BUFFERS, _Chunk, _detached, _output_buffer, _Pool, _run_chunk, _written
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import (
@@ -116,6 +117,33 @@ class DumpSummary:
         return self.summary().to_json()
 
 
+class _Input:
+    """An input as blocks() reads it, decompressed: a file cut short or corrupt is an
+    InputError naming it (exit 2), not a traceback; and whether it ends a line at its end."""
+
+    def __init__(self, stream: io.BufferedIOBase, name: str) -> None:
+        self._stream = stream
+        self._name = name
+        self.last = b"\n"  # the last byte read (an empty input ends no line: it has none)
+
+    def readinto(self, buffer: memoryview, /) -> int | None:
+        try:
+            count = self._stream.readinto(buffer)
+        except (EOFError, OSError, zlib.error) as error:
+            raise InputError(f"cannot read: {error} (is it cut short?)", source=self._name) from error
+        if count:
+            self.last = bytes(buffer[count - 1 : count])
+        return count
+
+
+def _last_byte(path: str, raw: BinaryIO, size: int | None, read: _Input) -> bytes:
+    """The last byte of an input: of the file itself when the workers read it (a plain file
+    in chunks), else of what was read."""
+    if size and path != "-" and not path.lower().endswith((".gz", ".bz2")) and os.path.isfile(path):
+        return os.pread(raw.fileno(), 1, size - 1)
+    return read.last
+
+
 def _open_input(path: str, stack: ExitStack) -> tuple[io.BufferedIOBase, BinaryIO, int | None]:
     """(decompressed stream, raw stream for progress, raw size if known), closed by ``stack``."""
     if path == "-":
@@ -174,9 +202,7 @@ class _Progress:
         sys.stderr.flush()
 
 
-def _chunks(
-    path: str, source: io.BufferedIOBase, size: int | None, seekable: bool, block_size: int
-) -> Iterator[_Chunk]:
+def _chunks(path: str, source: Readable, size: int | None, seekable: bool, block_size: int) -> Iterator[_Chunk]:
     if seekable and size is not None:
         for start in range(0, size, block_size):
             yield _Chunk(path, start, min(start + block_size, size))
@@ -192,7 +218,7 @@ _Task = tuple["BlockResult | tuple[int, int]", str, "int | None"]
 
 def _results(
     path: str,
-    source: io.BufferedIOBase,
+    source: Readable,
     size: int | None,
     settings: Settings,
     pool: _Pool | None,
@@ -311,6 +337,8 @@ def normalize_dump(
     ``links`` is ``"inline"`` (after the statements), a file name, or None (no links).
     Raises InputError at the first bad line unless ``settings.on_error == "skip"``, in
     which case bad lines go to ``error_file`` as ``LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT``.
+    An input cut short is an InputError whatever ``on_error`` says: a compressed file that
+    ends before its end, or a last line that has no line break and is not a statement.
     """
     if crosswalk is not None and not crosswalk.lower().endswith(".csv"):
         raise InputError("a streamed crosswalk is written as CSV: name it FILE.csv", source=crosswalk)
@@ -346,11 +374,14 @@ def normalize_dump(
         for path in inputs:
             name = "<stdin>" if path == "-" else path
             lines_before = 0  # in this file, before the block
+            last_bad = (0, 0)  # the line and column of the last bad line in this file
             with ExitStack() as files:
-                source, raw, size = _open_input(path, files)
+                opened, raw, size = _open_input(path, files)
+                source = _Input(opened, name)
                 for result, data, end in _results(path, source, size, settings, pool, parts, workers, block_size):
                     summary.add(result, lines_before, path)
                     if result.bad:
+                        last_bad = (lines_before + result.bad[-1].line, result.bad[-1].column)
                         if settings.on_error == "stop":
                             bad = result.bad[0]
                             raise InputError(
@@ -378,6 +409,13 @@ def normalize_dump(
                         meter.update(summary.lines_in, raw.tell() if end is None else end, size)
                     else:
                         meter.update(summary.lines_in, 0, None)
+                if last_bad[0] == lines_before > 0 and _last_byte(path, raw, size, source) not in b"\r\n":
+                    raise InputError(
+                        "the input ends inside a statement, without a line break: is it cut short?",
+                        source=name,
+                        line=last_bad[0],
+                        column=last_bad[1],
+                    )
         # A link already in the data is not written again: a second run changes nothing.
         new_links = difference(found_links, present) if present else iter(found_links)
         if crosswalk is not None:
