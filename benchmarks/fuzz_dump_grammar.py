@@ -366,6 +366,8 @@ def _iri_text(rng: random.Random) -> str:
             parts.append("/")
     elif rng.random() < 0.3:
         parts.append("/")
+    if rng.random() < 0.005:  # a long IRI (regexes that backtrack show it)
+        parts.append(rng.choice(["a%20", "a/", "ab", "%41"]) * rng.randint(500, 5_000))
     segments = rng.randint(0, 4)
     parts.append(
         "/".join(_pick(rng, SEGMENTS, BAD_SEGMENTS, 0.04) if rng.random() < 0.4 else "p" for _ in range(segments))

@@ -15,6 +15,7 @@ import io
 import os
 import random
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -117,6 +118,25 @@ def test_lines_it_once_found(quads: bool) -> None:
     fuzz.check([line.encode("utf-8", "surrogateescape") for line in LINES], quads, report)
     assert not report.kinds, "\n".join(report.disagreements)
     assert report.accepted > 15
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        L + "<http://a.example/" + "a%20" * 25_000 + "\\u0020> .",
+        L + "<http://a.example/" + "ab" * 50_000 + " .",
+        L + '"x"' + " " * 50_000 + "@",
+        L + '"' + "\\t" * 50_000 + '\\q" .',
+    ],
+)
+def test_long_bad_lines_are_refused_at_once(line: str) -> None:
+    """No regex of the grammar backtracks over a long line that fails near its end."""
+    data = line.encode() + b"\n"
+    for loop in (stream._in_python, stream._compiled):
+        started = time.monotonic()
+        result = loop(worker._Worker(Settings(Config(), on_error="skip")), data, 1)
+        assert len(result.bad) == 1
+        assert time.monotonic() - started < 2
 
 
 def test_a_rewritten_statement_reads_its_literal_compactly() -> None:

@@ -47,7 +47,7 @@ _PN_REST = _PN_START + "\\-\u00b7\u0300-\u036f\u203f-\u2040"
 _BNODE = rf"_:[{_PN_START}](?:[{_PN_REST}.]*[{_PN_REST}])?(?![{_PN_REST}.]*[{_PN_REST}])"
 _STRING_PLAIN = r'[^"\\\n\r]*'
 _STRING = rf'"{_STRING_PLAIN}(?:\\(?:[tbnrf"\'\\]|u{_HEX4}|U{_HEX8}){_STRING_PLAIN})*"'
-_WS = r"[ \t]*"
+_WS = r"[ \t]*+"  # possessive: a term never starts with white space, and long runs cost no backtracking
 # A literal is not one terminal but up to three (N-Triples [6] literal): white space may
 # stand between them, as between any two terminals.
 _LITERAL = rf"{_STRING}(?:{_WS}@[a-zA-Z]+(?:-[a-zA-Z0-9]+)*|{_WS}\^\^{_WS}{_IRI})?"
@@ -56,10 +56,31 @@ _EXPECTED = {"subject": "an IRI or blank node", "predicate": "an IRI", "object":
 _END = re.compile(rf"{_WS}\.{_WS}(?:#.*)?$")
 
 
+# The terms most of a dump holds, known good at a glance (the C loop takes the same short cut
+# for IRIs): IRIs in ASCII, written without escapes, their authority (if any) a plain host,
+# nothing in them that some part of an IRI refuses but a well-formed percent-encoding, at
+# most one "#"; literals without \\u or \\U escapes, in a plain language (en, en-GB, es-419)
+# or of a datatype such an IRI names (not rdf:langString).
+# Unrolled (a run, then percent-encodings each followed by a run): no two ways to match the
+# same text, so a long IRI that fails near its end does not make the regex backtrack for ever.
+_ASCII_PART = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*(?:%[0-9A-Fa-f]{2}[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*)*"
+_COMMON_IRI = (
+    rf"<[A-Za-z][A-Za-z0-9+\-.]*:(?://[A-Za-z0-9\-._~!$&'()*+,;=]*(?=[/?#>])|(?!//)){_ASCII_PART}(?:#{_ASCII_PART})?>"
+)
+_COMMON_LITERAL = (
+    rf'"{_STRING_PLAIN}(?:\\[tbnrf"\'\\]{_STRING_PLAIN})*"'
+    r"(?:@[a-zA-Z]{2,3}(?:-[a-zA-Z]{2}|-[0-9]{3})?(?![a-zA-Z0-9-])"
+    rf"|\^\^(?!<http://www\.w3\.org/1999/02/22-rdf-syntax-ns#(?:dir)?[lL]angString>){_COMMON_IRI})?"
+)
+
+
 class Grammar(NamedTuple):
     statement: re.Pattern[str]  # one whole statement; groups: subject, predicate, object, graph, comment
     pieces: tuple[tuple[str, re.Pattern[str]], ...]  # subject, predicate, object one by one
     graph: re.Pattern[str]
+    #: A statement of the commonest terms, all known good (well_formed need not look at them);
+    #: the same groups.
+    common: re.Pattern[str]
 
 
 @functools.cache
@@ -76,6 +97,10 @@ def grammar() -> Grammar:
             ("object", re.compile(rf"{_WS}({term}|{_LITERAL})")),
         ),
         re.compile(rf"{_WS}({term})"),
+        re.compile(
+            rf"{_WS}({_COMMON_IRI}|{_BNODE}){_WS}({_COMMON_IRI}){_WS}({_COMMON_IRI}|{_BNODE}|{_COMMON_LITERAL})"
+            rf"{_WS}(?:({_COMMON_IRI}|{_BNODE}){_WS})?\.{_WS}(#.*)?"
+        ),
     )
 
 
@@ -176,7 +201,9 @@ def _why_bad(body: str, quads: bool) -> tuple[int, str]:
 def well_formed(match: re.Match[str]) -> bool:
     """Whether a statement the regex matched holds terms RDF 1.1 allows (see :func:`term_problem`)."""
     for raw in match.group(1, 2, 3, 4):
-        if raw is not None and raw[0] != "_" and term_problem(raw) is not None:
+        if raw is None or raw[0] == "_" or (raw[-1] == '"' and "\\" not in raw):
+            continue  # no term, a blank node, a simple literal without escapes: all good
+        if _known_term_problem(raw) is not None:
             return False
     return True
 
@@ -205,6 +232,9 @@ def term_problem(raw: str) -> str | None:
             return "a literal without a language tag cannot have the datatype rdf:langString (RDF 1.1 §3.3)"
     return None
 
+
+# A dump says the same predicates, datatypes, language tags and subjects again and again.
+_known_term_problem = functools.lru_cache(maxsize=4096)(term_problem)
 
 _RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 _LANGUAGE_DATATYPES = frozenset({_RDF + "langString", _RDF + "dirLangString"})

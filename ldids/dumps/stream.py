@@ -152,16 +152,18 @@ def _in_python(worker: _Worker, data: BytesLike, first_line: int) -> BlockResult
         text = str(data, "utf-8", "surrogateescape")
         undecodable = True
     out: list[str] = []
-    statement_match = grammar().statement.fullmatch
+    common_match, statement_match = grammar().common.fullmatch, grammar().statement.fullmatch
     is_candidate = worker.is_candidate
     quads = settings.quads
     for offset, (body, end) in enumerate(_lines(text)):
         result.lines += 1
-        match = statement_match(body)
-        if match is not None and (
-            (undecodable and _UNDECODED.search(body, 0, _comment_start(match)) is not None) or not well_formed(match)
-        ):
-            match = None  # not UTF-8 (but in a comment), or a term RDF 1.1 does not allow
+        match = common_match(body)  # most lines: terms known good at a glance
+        if match is None:
+            match = statement_match(body)
+            if match is not None and not well_formed(match):
+                match = None  # a term RDF 1.1 does not allow
+        if match is not None and undecodable and _UNDECODED.search(body, 0, _comment_start(match)) is not None:
+            match = None  # not UTF-8 (but in a comment)
         if match is None or (match.group(4) is not None and not quads):
             if match is None and _NOTHING.fullmatch(body):
                 out.append(body + end)
