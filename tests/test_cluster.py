@@ -47,7 +47,7 @@ def test_same_output_as_one_process(client: object, tmp_path: Path) -> None:
     write_dump(first, 0, 2000)
     write_dump(second, 2000, 1500)
     with second.open("a") as out:  # an invalid identifier, reported with its line number in the file
-        out.write("<info:fedora/demo:1/bad%zz> <http://example.org/p> <http://example.org/o> .\n")
+        out.write("<info:fedora/demo:1/1bad> <http://example.org/p> <http://example.org/o> .\n")
     settings = Settings(Config(), crosswalk=True)
     single = tmp_path / "single.nt"
     links, walk = tmp_path / "links.nt", tmp_path / "walk.csv"

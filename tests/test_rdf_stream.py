@@ -379,8 +379,15 @@ def test_a_syntax_error_says_where_and_leaves_no_output(
 
 def test_an_iri_pyoxigraph_refuses_stops_the_run(tmp_path: Path) -> None:
     """pyoxigraph checks IRIs (RFC 3987); rdflib reads one with a bad percent-escape."""
-    source = DATA / "paths" / "identifiers.trig"
-    text = source.read_text(encoding="utf-8")
+    source = tmp_path / "bad.trig"
+    text = (
+        "@prefix ex: <http://example.org/vocab#> .\n"
+        "<info:fedora/demo%3aGraph> {\n"
+        "    <info:fedora/demo:20> ex:title \"fine\" .\n"
+        f"    {BAD_ESCAPE} ex:broken \"an IRI with a bad percent-escape\" .\n"
+        "}\n"
+    )
+    source.write_text(text, encoding="utf-8")
     with pytest.raises(InputError) as raised:
         stream(source, "trig", tmp_path / "o.nq")
     assert f":{raised.value.line}:{raised.value.column}:" == position(text, BAD_ESCAPE)

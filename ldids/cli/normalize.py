@@ -168,6 +168,13 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
     """``ldids normalize``: a live store, a streamed dump, or a graph read into memory."""
     if args.sparql:
         return _normalize_store(args)
+    if args.base is not None:
+        import pyoxigraph
+
+        try:
+            pyoxigraph.NamedNode(args.base)
+        except ValueError as error:
+            raise UsageError(f"--base must be an absolute IRI: {error}") from error
     inputs = args.inputs or ["-"]
     _check_output_name("-o", args.output)
     if args.links:
@@ -181,7 +188,7 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
     from ldids.rdf import io as rdfio
 
     config = Config.from_toml(args.config) if args.config else Config()
-    data = rdfio.read(inputs, rdfio.resolve_format(args.input_format) if args.input_format else None)
+    data = rdfio.read(inputs, rdfio.resolve_format(args.input_format) if args.input_format else None, args.base)
     fmt = _output_format(args.output_format, args.output, formats[0])
     result = passes.normalize(data.quads, config)
     in_output = result.links if not (args.links or args.no_links) else []

@@ -121,6 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="input format name or MIME type (default: from the extension, else the content)",
     )
     normalize.add_argument(
+        "--base",
+        metavar="IRI",
+        help="resolve relative IRIs (Turtle, TriG, RDF/XML, JSON-LD) against IRI (default: each file's file: IRI; "
+        "standard input has none, and a relative IRI in it is an error)",
+    )
+    normalize.add_argument(
         "-t",
         "--output-format",
         metavar="FORMAT",

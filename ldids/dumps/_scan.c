@@ -4,7 +4,8 @@
  * ldids/dumps/stream.py holds the reference implementation in Python and says what a block's
  * processing means; this module does the same work without running Python code for the
  * lines that need none, which is most of a dump. It checks each line against the
- * N-Triples/N-Quads statement grammar (RDF 1.1 N-Triples §7, N-Quads §7), copies lines
+ * N-Triples/N-Quads statement grammar (RDF 1.1 N-Triples §7, N-Quads §7), its IRIs against
+ * RFC 3987 and its language tags against BCP 47 (as ldids/dumps/grammar.py does), copies lines
  * without an identifier candidate byte for byte, and for each candidate term looks up a
  * memo of decisions; only a term never seen before calls back into Python, where the
  * scheme modules decide. Lines the Python side must see whole (owl:sameAs, identity
@@ -77,6 +78,14 @@ static int buffer_add(Buffer *buffer, const char *text, Py_ssize_t length) {
     memcpy(buffer->text + buffer->length, text, (size_t)length);
     buffer->length += length;
     return 0;
+}
+
+/* A line copied as it came, with its line break (LF if it had none: the last of a block). */
+static int add_line(Buffer *buffer, const unsigned char *line, Py_ssize_t keep, int ended) {
+    if (buffer_add(buffer, (const char *)line, keep) < 0) {
+        return -1;
+    }
+    return ended ? 0 : buffer_add(buffer, "\n", 1);
 }
 
 /* The object written (a new reference; the buffer is left empty), or NULL on error. */
@@ -177,13 +186,40 @@ static Py_UCS4 code_point(const unsigned char *s, Py_ssize_t available, int *n) 
 
 /* -- The statement grammar -------------------------------------------------------------------- */
 
-/* IRIREF's characters besides UCHAR: anything but controls, space and <>"{}|^`\ (N-Triples
- * [8]); bytes of multi-byte UTF-8 sequences are all allowed (the line is valid UTF-8). */
-static unsigned char iri_plain[256];
+/* What an ASCII character may be in the components of an IRI (RFC 3987 §2.2): bits of
+ * iri_class, combined per component below. Percent-encodings and non-ASCII characters are
+ * checked apart. */
+enum { IRI_UNRESERVED_SUB_DELIMS = 1, IRI_COLON = 2, IRI_AT = 4, IRI_SLASH = 8, IRI_QUESTION = 16 };
+#define IRI_USERINFO (IRI_UNRESERVED_SUB_DELIMS | IRI_COLON)
+#define IRI_HOST IRI_UNRESERVED_SUB_DELIMS
+#define IRI_PATH (IRI_UNRESERVED_SUB_DELIMS | IRI_COLON | IRI_AT | IRI_SLASH)
+#define IRI_QUERY (IRI_PATH | IRI_QUESTION) /* the fragment's too; the query also takes iprivate */
+static unsigned char iri_class[128];
+
+/* IRIREF's characters besides UCHAR (IRI_PLAIN): anything but controls, space and
+ * <>"{}|^`\\ (N-Triples [8]); bytes of multi-byte UTF-8 sequences are all allowed (a
+ * statement is checked to be UTF-8 before its terms are checked further). And what
+ * iri_term_valid needs to know of them. Most IRIs hold only ASCII characters that are valid in any part of an IRI once its
+ * scheme and authority are found (unreserved, sub-delims, ":", "@", "/", "?") and at most
+ * one "#" (IRI_HASH): those are checked by their scheme and authority alone. An IRI with
+ * any other character (IRI_OTHER: "%", "[", "]", DEL, an escape, non-ASCII) or a second
+ * "#" is checked whole. */
+enum { IRI_PLAIN = 1, IRI_OTHER = 2, IRI_HASH = 4 };
+static unsigned char iri_byte[256];
 
 static void init_tables(void) {
     for (int c = 0; c < 256; c++) {
-        iri_plain[c] = c > 0x20 && strchr("<>\"{}|^`\\", c) == NULL;
+        int plain = c > 0x20 && strchr("<>\"{}|^`\\", c) == NULL;
+        int alphanumeric = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        int any_part = alphanumeric || (c != 0 && c < 0x80 && strchr("-._~!$&'()*+,;=:@/?", c) != NULL);
+        iri_byte[c] = (unsigned char)(plain ? IRI_PLAIN | (c == '#' ? IRI_HASH : any_part ? 0 : IRI_OTHER) : 0);
+    }
+    for (int c = 0; c < 128; c++) {
+        int unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                         (c != 0 && strchr("-._~!$&'()*+,;=", c) != NULL);
+        iri_class[c] = (unsigned char)((unreserved ? IRI_UNRESERVED_SUB_DELIMS : 0) | (c == ':' ? IRI_COLON : 0) |
+                                       (c == '@' ? IRI_AT : 0) | (c == '/' ? IRI_SLASH : 0) |
+                                       (c == '?' ? IRI_QUESTION : 0));
     }
 }
 
@@ -194,6 +230,10 @@ static int is_hex(unsigned char c) {
 static int is_alpha(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+static int hex_value(unsigned char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; }
+
+static unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c; }
 
 /* PN_CHARS_U and [0-9], which may start a blank node label (N-Triples [141s], [163s]). */
 static int pn_start(Py_UCS4 c) {
@@ -216,35 +256,47 @@ static Py_ssize_t skip_ws(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) 
     return p;
 }
 
-/* UCHAR after its backslash: 'u' HEX{4} or 'U' HEX{8}; the position after it, or -1. */
+/* UCHAR after its backslash: 'u' HEX{4} or 'U' HEX{8} naming a Unicode scalar value (no
+ * UTF-16 surrogate, nothing past U+10FFFF: those name no character, and make the line a
+ * bad one); the position after it, or -1. */
 static Py_ssize_t uchar(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
     int digits = p < end && s[p] == 'u' ? 4 : p < end && s[p] == 'U' ? 8 : 0;
     if (digits == 0 || end - p - 1 < digits) {
         return -1;
     }
+    uint32_t value = 0;
     for (int i = 1; i <= digits; i++) {
         if (!is_hex(s[p + i])) {
             return -1;
         }
+        value = value << 4 | (uint32_t)hex_value(s[p + i]);
+    }
+    if (value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) {
+        return -1;
     }
     return p + 1 + digits;
 }
 
-/* IRIREF at s[p] == '<' (N-Triples [8]); the position after it, or -1. */
-static Py_ssize_t iri(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
+/* IRIREF at s[p] == '<' (N-Triples [8]); the position after it, or -1. In *shape, what
+ * iri_term_valid needs to know of its characters (IRI_OTHER). */
+static Py_ssize_t iri(const unsigned char *s, Py_ssize_t p, Py_ssize_t end, unsigned char *shape) {
+    unsigned seen = 0, hashes = 0;
     p++;
     while (p < end) {
-        unsigned char c = s[p];
-        if (c == '>') {
+        unsigned char kind = iri_byte[s[p]];
+        if (kind & IRI_PLAIN) {
+            seen |= kind;
+            hashes += kind & IRI_HASH;
+            p++;
+        } else if (s[p] == '>') {
+            *shape = (unsigned char)((seen & IRI_OTHER) | (hashes > IRI_HASH ? IRI_OTHER : 0));
             return p + 1;
-        }
-        if (c == '\\') {
+        } else if (s[p] == '\\') {
+            seen |= IRI_OTHER;
             p = uchar(s, p + 1, end);
             if (p < 0) {
                 return -1;
             }
-        } else if (iri_plain[c]) {
-            p++;
         } else {
             return -1;
         }
@@ -276,8 +328,20 @@ static Py_ssize_t blank_node(const unsigned char *s, Py_ssize_t p, Py_ssize_t en
     return last;
 }
 
-/* literal at s[p] == '"' (N-Triples [6], [9], [144s]); the position after it, or -1. */
-static Py_ssize_t literal(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
+typedef struct {
+    Py_ssize_t start[4];
+    Py_ssize_t stop[4];             /* start[3] < 0: no graph name */
+    unsigned char shape[4];         /* of each IRI (iri), and of the datatype's in shape_datatype */
+    unsigned char shape_datatype;
+    Py_ssize_t language, datatype;  /* the object literal's LANGTAG (after '@') and datatype IRI, or -1 */
+    Py_ssize_t language_stop;
+    int spaced;                     /* white space between the object literal's terminals */
+    Py_ssize_t end;                 /* where the statement ends: its comment, if any, starts */
+} Terms;
+
+/* literal at s[p] == '"' (N-Triples [6], [9], [144s]); the position after it, or -1. A
+ * literal is up to three terminals, and white space may stand between them. */
+static Py_ssize_t literal(const unsigned char *s, Py_ssize_t p, Py_ssize_t end, Terms *terms) {
     p++;
     for (;;) {
         if (p >= end) {
@@ -303,45 +367,53 @@ static Py_ssize_t literal(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) 
             p++;
         }
     }
-    if (p < end && s[p] == '@') {
+    Py_ssize_t q = skip_ws(s, p, end);
+    if (q < end && s[q] == '@') {
         /* LANGTAG: '@' [a-zA-Z]+ ('-' [a-zA-Z0-9]+)* */
-        Py_ssize_t q = p + 1;
-        while (q < end && is_alpha(s[q])) {
-            q++;
+        Py_ssize_t r = q + 1;
+        while (r < end && is_alpha(s[r])) {
+            r++;
         }
-        if (q == p + 1) {
+        if (r == q + 1) {
             return -1;
         }
-        while (q + 1 < end && s[q] == '-' && (is_alpha(s[q + 1]) || is_digit(s[q + 1]))) {
-            q += 2;
-            while (q < end && (is_alpha(s[q]) || is_digit(s[q]))) {
-                q++;
+        while (r + 1 < end && s[r] == '-' && (is_alpha(s[r + 1]) || is_digit(s[r + 1]))) {
+            r += 2;
+            while (r < end && (is_alpha(s[r]) || is_digit(s[r]))) {
+                r++;
             }
         }
-        return q;
+        terms->language = q + 1;
+        terms->language_stop = r;
+        terms->spaced = q != p;
+        return r;
     }
-    if (end - p >= 3 && s[p] == '^' && s[p + 1] == '^' && s[p + 2] == '<') {
-        return iri(s, p + 2, end);
+    if (end - q >= 2 && s[q] == '^' && s[q + 1] == '^') {
+        Py_ssize_t r = skip_ws(s, q + 2, end);
+        if (r < end && s[r] == '<') {
+            terms->datatype = r;
+            terms->spaced = q != p || r != q + 2;
+            return iri(s, r, end, &terms->shape_datatype);
+        }
+        return -1;
     }
     return p;
 }
 
-typedef struct {
-    Py_ssize_t start[4];
-    Py_ssize_t stop[4]; /* start[3] < 0: no graph name */
-} Terms;
-
-/* One statement filling the whole body, its terms' spans in *terms; 1 if it is one. */
+/* One statement filling the whole body, its terms' spans in *terms; 1 if it is one, as far
+ * as its terminals go (terms_valid checks the rest). */
 static int statement(const unsigned char *s, Py_ssize_t end, Terms *terms) {
     Py_ssize_t p = skip_ws(s, 0, end), q;
+    terms->language = terms->language_stop = terms->datatype = -1;
+    terms->spaced = 0;
     for (int index = 0; index < 4; index++) {
         unsigned char c = p < end ? s[p] : 0;
         if (c == '<') {
-            q = iri(s, p, end);
+            q = iri(s, p, end, &terms->shape[index]);
         } else if (c == '_' && index != 1) {
             q = blank_node(s, p, end);
         } else if (c == '"' && index == 2) {
-            q = literal(s, p, end);
+            q = literal(s, p, end, terms);
         } else if (index == 3) {
             terms->start[3] = terms->stop[3] = -1;
             break;
@@ -359,13 +431,427 @@ static int statement(const unsigned char *s, Py_ssize_t end, Terms *terms) {
         return 0;
     }
     p = skip_ws(s, p + 1, end);
+    terms->end = p;
     return p == end || s[p] == '#';
 }
 
-/* Blank or a comment only: [ \t]* ('#' .*)? */
+/* Blank or a comment only: [ \t]* ('#' .*)? (what a comment holds need not be UTF-8). */
 static int nothing(const unsigned char *s, Py_ssize_t end) {
     Py_ssize_t p = skip_ws(s, 0, end);
     return p == end || s[p] == '#';
+}
+
+/* -- What the terminals do not say ------------------------------------------------------------
+ *
+ * That every IRI is an absolute IRI (RFC 3987 §2.2), every language tag well-formed (BCP 47,
+ * RFC 5646 §2.2.9), and no literal without one has the datatype rdf:langString: as the
+ * reference in Python checks them (ldids/dumps/grammar.py, term_problem), following
+ * pyoxigraph's libraries (oxiri, oxilangtag). Run on statements already known to be UTF-8. */
+
+static int is_ucschar(Py_UCS4 c) {
+    if (c < 0x10000) {
+        return (c >= 0xA0 && c <= 0xD7FF) || (c >= 0xF900 && c <= 0xFDCF) || (c >= 0xFDF0 && c <= 0xFFEF);
+    }
+    /* U+10000 to U+DFFFD, plane by plane without each plane's last two code points; U+E1000 to U+EFFFD. */
+    return ((c & 0xFFFF) <= 0xFFFD && c <= 0xDFFFD) || (c >= 0xE1000 && c <= 0xEFFFD);
+}
+
+static int is_iprivate(Py_UCS4 c) {
+    return (c >= 0xE000 && c <= 0xF8FF) || (c >= 0xF0000 && c <= 0xFFFFD) || (c >= 0x100000 && c <= 0x10FFFD);
+}
+
+/* One component of an IRI: ASCII characters of the classes `allowed`, percent-encodings,
+ * ucschar (and iprivate in a query). */
+static int component_valid(const unsigned char *s, Py_ssize_t n, int allowed, int iprivate) {
+    Py_ssize_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            if (iri_class[c] & allowed) {
+                i++;
+            } else if (c == '%' && i + 2 < n && is_hex(s[i + 1]) && is_hex(s[i + 2])) {
+                i += 3;
+            } else {
+                return 0;
+            }
+            continue;
+        }
+        int length;
+        Py_UCS4 value = code_point(s + i, n - i, &length);
+        if (length == 0 || !(is_ucschar(value) || (iprivate && is_iprivate(value)))) {
+            return 0;
+        }
+        i += length;
+    }
+    return 1;
+}
+
+static int all_digits(const unsigned char *s, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!is_digit(s[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* IPv6 addresses as Rust's Ipv6Addr::from_str reads them (oxiri checks them so): groups of
+ * one to four hex digits, "::" for one or more zero groups, a dotted IPv4 address (octets
+ * without leading zeros) for the last two groups. */
+static Py_ssize_t hex_group(const unsigned char *s, Py_ssize_t p, Py_ssize_t n) {
+    Py_ssize_t q = p;
+    while (q < n && is_hex(s[q])) {
+        q++;
+    }
+    return q == p || q - p > 4 ? -1 : q;
+}
+
+static Py_ssize_t octet(const unsigned char *s, Py_ssize_t p, Py_ssize_t n) {
+    Py_ssize_t q = p;
+    int value = 0;
+    while (q < n && is_digit(s[q])) {
+        value = value * 10 + (s[q] - '0');
+        q++;
+        if (q - p > 3 || value > 255) {
+            return -1;
+        }
+    }
+    return q == p || (q - p > 1 && s[p] == '0') ? -1 : q;
+}
+
+static Py_ssize_t ipv4(const unsigned char *s, Py_ssize_t p, Py_ssize_t n) {
+    for (int i = 0; i < 4; i++) {
+        if (i > 0) {
+            if (p >= n || s[p] != '.') {
+                return -1;
+            }
+            p++;
+        }
+        p = octet(s, p, n);
+        if (p < 0) {
+            return -1;
+        }
+    }
+    return p;
+}
+
+/* Up to `limit` groups from p; where reading stopped, with the groups read in *count and
+ * whether the last was an IPv4 address (two groups) in *v4. */
+static Py_ssize_t ipv6_groups(const unsigned char *s, Py_ssize_t p, Py_ssize_t n, int limit, int *count, int *v4) {
+    *v4 = 0;
+    for (int i = 0; i < limit; i++) {
+        Py_ssize_t start = p;
+        if (i > 0) {
+            if (p >= n || s[p] != ':') {
+                *count = i;
+                return p;
+            }
+            start = p + 1;
+        }
+        if (i < limit - 1) {
+            Py_ssize_t q = ipv4(s, start, n);
+            if (q >= 0) {
+                *count = i + 2;
+                *v4 = 1;
+                return q;
+            }
+        }
+        Py_ssize_t q = hex_group(s, start, n);
+        if (q < 0) {
+            *count = i;
+            return p;
+        }
+        p = q;
+    }
+    *count = limit;
+    return p;
+}
+
+static int ipv6_valid(const unsigned char *s, Py_ssize_t n) {
+    int head, tail, v4;
+    Py_ssize_t p = ipv6_groups(s, 0, n, 8, &head, &v4);
+    if (head == 8) {
+        return p == n;
+    }
+    if (v4 || p + 1 >= n || s[p] != ':' || s[p + 1] != ':') {
+        return 0;
+    }
+    return ipv6_groups(s, p + 2, n, 7 - head, &tail, &v4) == n;
+}
+
+/* IPvFuture: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ) */
+static int ip_future_valid(const unsigned char *s, Py_ssize_t n) {
+    Py_ssize_t p = 1;
+    while (p < n && is_hex(s[p])) {
+        p++;
+    }
+    if (p == 1 || p >= n || s[p] != '.' || p + 1 == n) {
+        return 0;
+    }
+    for (p++; p < n; p++) {
+        if (s[p] >= 0x80 || !(iri_class[s[p]] & (IRI_UNRESERVED_SUB_DELIMS | IRI_COLON))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int authority_valid(const unsigned char *s, Py_ssize_t n) {
+    const unsigned char *at = memchr(s, '@', (size_t)n);
+    if (at != NULL) {
+        if (!component_valid(s, at - s, IRI_USERINFO, 0)) {
+            return 0;
+        }
+        n -= at + 1 - s;
+        s = at + 1;
+    }
+    if (n > 0 && s[0] == '[') {
+        const unsigned char *close = memchr(s, ']', (size_t)n);
+        if (close == NULL) {
+            return 0;
+        }
+        Py_ssize_t size = close - s - 1;
+        int valid = size > 0 && (s[1] == 'v' || s[1] == 'V') ? ip_future_valid(s + 1, size) : ipv6_valid(s + 1, size);
+        Py_ssize_t rest = n - (close + 1 - s);
+        return valid && (rest == 0 || (close[1] == ':' && all_digits(close + 2, rest - 1)));
+    }
+    const unsigned char *colon = memchr(s, ':', (size_t)n);
+    if (colon != NULL) {
+        if (!all_digits(colon + 1, n - (colon + 1 - s))) {
+            return 0;
+        }
+        n = colon - s;
+    }
+    return component_valid(s, n, IRI_HOST, 0);
+}
+
+/* An absolute IRI (RFC 3987 §2.2), its text unescaped: the components found as oxiri finds
+ * them (the scheme ends at the first ':', the path at the first '?' or '#', the query at
+ * the next '#'), then each checked. */
+static int iri_valid(const unsigned char *s, Py_ssize_t n) {
+    const unsigned char *colon = memchr(s, ':', (size_t)n);
+    if (colon == NULL || colon == s || !is_alpha(s[0])) {
+        return 0;
+    }
+    for (const unsigned char *c = s + 1; c < colon; c++) {
+        if (!is_alpha(*c) && !is_digit(*c) && *c != '+' && *c != '-' && *c != '.') {
+            return 0;
+        }
+    }
+    Py_ssize_t path_start = colon + 1 - s, path_end = n, query_end = n;
+    for (Py_ssize_t i = path_start; i < n; i++) {
+        if (s[i] == '?' || s[i] == '#') {
+            path_end = i;
+            break;
+        }
+    }
+    const unsigned char *hash = memchr(s + path_end, '#', (size_t)(n - path_end));
+    if (hash != NULL) {
+        query_end = hash - s;
+    }
+    if (path_start + 2 <= path_end && s[path_start] == '/' && s[path_start + 1] == '/') {
+        const unsigned char *slash = memchr(s + path_start + 2, '/', (size_t)(path_end - path_start - 2));
+        Py_ssize_t authority_end = slash == NULL ? path_end : slash - s;
+        if (!authority_valid(s + path_start + 2, authority_end - path_start - 2)) {
+            return 0;
+        }
+        path_start = authority_end;
+    }
+    return component_valid(s + path_start, path_end - path_start, IRI_PATH, 0) &&
+           (query_end <= path_end || component_valid(s + path_end + 1, query_end - path_end - 1, IRI_QUERY, 1)) &&
+           (query_end >= n || component_valid(s + query_end + 1, n - query_end - 1, IRI_QUERY, 0));
+}
+
+/* The text of an IRIREF (without its angle brackets) with its UCHARs decoded, as UTF-8, into
+ * `out` (as long as the text at least); its length. The escapes name scalar values (uchar). */
+static Py_ssize_t unescape_iri(const unsigned char *s, Py_ssize_t n, unsigned char *out) {
+    Py_ssize_t length = 0;
+    for (Py_ssize_t i = 0; i < n;) {
+        if (s[i] != '\\') {
+            out[length++] = s[i++];
+            continue;
+        }
+        int digits = s[i + 1] == 'u' ? 4 : 8;
+        uint32_t c = 0;
+        for (int k = 0; k < digits; k++) {
+            c = c << 4 | (uint32_t)hex_value(s[i + 2 + k]);
+        }
+        i += 2 + digits;
+        if (c < 0x80) {
+            out[length++] = (unsigned char)c;
+        } else if (c < 0x800) {
+            out[length++] = (unsigned char)(0xC0 | c >> 6);
+            out[length++] = (unsigned char)(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            out[length++] = (unsigned char)(0xE0 | c >> 12);
+            out[length++] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+            out[length++] = (unsigned char)(0x80 | (c & 0x3F));
+        } else {
+            out[length++] = (unsigned char)(0xF0 | c >> 18);
+            out[length++] = (unsigned char)(0x80 | (c >> 12 & 0x3F));
+            out[length++] = (unsigned char)(0x80 | (c >> 6 & 0x3F));
+            out[length++] = (unsigned char)(0x80 | (c & 0x3F));
+        }
+    }
+    return length;
+}
+
+static const char LANG_STRING[] = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString";
+static const char DIR_LANG_STRING[] = "http://www.w3.org/1999/02/22-rdf-syntax-ns#dirLangString";
+
+static int language_datatype(const unsigned char *text, Py_ssize_t length) {
+    return (length == (Py_ssize_t)sizeof LANG_STRING - 1 && memcmp(text, LANG_STRING, (size_t)length) == 0) ||
+           (length == (Py_ssize_t)sizeof DIR_LANG_STRING - 1 && memcmp(text, DIR_LANG_STRING, (size_t)length) == 0);
+}
+
+/* An IRIREF (angle brackets included) naming an absolute IRI; a datatype must not be
+ * rdf:langString (nor RDF 1.2's rdf:dirLangString): a literal with it has a language tag.
+ * -1 if memory ran out. */
+static int iri_term_valid(const unsigned char *raw, Py_ssize_t n, unsigned char shape, int datatype) {
+    const unsigned char *text = raw + 1;
+    Py_ssize_t length = n - 2;
+    if (!(shape & IRI_OTHER)) {
+        /* Its path, query and fragment are valid whatever they are (see iri_byte); its scheme
+         * is what comes before the first ':'. */
+        Py_ssize_t p = 0;
+        while (p < length && (is_alpha(text[p]) || is_digit(text[p]) || text[p] == '+' || text[p] == '-' ||
+                              text[p] == '.')) {
+            p++;
+        }
+        if (p == 0 || p == length || text[p] != ':' || !is_alpha(text[0])) {
+            return 0;
+        }
+        p++;
+        if (p + 1 < length && text[p] == '/' && text[p + 1] == '/') {
+            /* Of the authority's characters here, only ':' (a port) and '@' (user
+             * information) can make it invalid. */
+            Py_ssize_t q = p + 2;
+            int delimited = 0;
+            while (q < length && text[q] != '/' && text[q] != '?' && text[q] != '#') {
+                delimited |= text[q] == ':' || text[q] == '@';
+                q++;
+            }
+            if (delimited && !authority_valid(text + p + 2, q - p - 2)) {
+                return 0;
+            }
+        }
+        return !datatype || !language_datatype(text, length);
+    }
+    unsigned char small[512], *decoded = NULL;
+    if (memchr(text, '\\', (size_t)length) != NULL) {
+        decoded = length <= (Py_ssize_t)sizeof small ? small : PyMem_Malloc((size_t)length);
+        if (decoded == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        length = unescape_iri(text, length, decoded);
+        text = decoded;
+    }
+    int valid = iri_valid(text, length) && !(datatype && language_datatype(text, length));
+    if (decoded != NULL && decoded != small) {
+        PyMem_Free(decoded);
+    }
+    return valid;
+}
+
+/* BCP 47 well-formedness (RFC 5646 §2.1, §2.2.9) of a LANGTAG's text, as oxilangtag checks
+ * it; the lexer has made it ASCII letters and digits in subtags joined by '-'. */
+static const char *const GRANDFATHERED[] = {
+    "art-lojban", "cel-gaulish", "en-gb-oed", "i-ami",     "i-bnn",     "i-default", "i-enochian",
+    "i-hak",      "i-klingon",   "i-lux",     "i-mingo",   "i-navajo",  "i-pwn",     "i-tao",
+    "i-tay",      "i-tsu",       "no-bok",    "no-nyn",    "sgn-be-fr", "sgn-be-nl", "sgn-ch-de",
+    "zh-guoyu",   "zh-hakka",    "zh-min",    "zh-min-nan", "zh-xiang",
+};
+
+static int grandfathered(const unsigned char *s, Py_ssize_t n) {
+    if (memchr(s, '-', (size_t)n) == NULL) {
+        return 0; /* each of them has two subtags or more */
+    }
+    for (size_t g = 0; g < sizeof GRANDFATHERED / sizeof GRANDFATHERED[0]; g++) {
+        const char *tag = GRANDFATHERED[g];
+        Py_ssize_t i = 0;
+        while (i < n && tag[i] != '\0' && fold(s[i]) == (unsigned char)tag[i]) {
+            i++;
+        }
+        if (i == n && tag[i] == '\0') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+enum { LANG_START, LANG_LANGUAGE, LANG_EXTLANG, LANG_SCRIPT, LANG_REGION, LANG_EXTENSION, LANG_EXTENSION_EMPTY,
+       LANG_PRIVATE, LANG_PRIVATE_EMPTY };
+
+static int language_valid(const unsigned char *s, Py_ssize_t n) {
+    if (grandfathered(s, n)) {
+        return 1;
+    }
+    int private_only = n >= 2 && (s[0] == 'x' || s[0] == 'X') && s[1] == '-';
+    int state = private_only ? LANG_PRIVATE_EMPTY : LANG_START, extlangs = 0;
+    for (Py_ssize_t p = private_only ? 2 : 0; p <= n;) {
+        const unsigned char *dash = memchr(s + p, '-', (size_t)(n - p));
+        Py_ssize_t size = (dash == NULL ? n : dash - s) - p;
+        const unsigned char *subtag = s + p;
+        p += size + 1;
+        int alpha = 1, digits = 1;
+        for (Py_ssize_t i = 0; i < size; i++) {
+            alpha = alpha && is_alpha(subtag[i]);
+            digits = digits && is_digit(subtag[i]);
+        }
+        if (size == 0 || size > 8) {
+            return 0;
+        }
+        if (state == LANG_START) {
+            if (size < 2 || !alpha) {
+                return 0;
+            }
+            state = size < 4 ? LANG_LANGUAGE : LANG_EXTLANG;
+        } else if (state == LANG_PRIVATE || state == LANG_PRIVATE_EMPTY) {
+            state = LANG_PRIVATE;
+        } else if (size == 1) {
+            if (state == LANG_EXTENSION_EMPTY) {
+                return 0;
+            }
+            state = subtag[0] == 'x' || subtag[0] == 'X' ? LANG_PRIVATE_EMPTY : LANG_EXTENSION_EMPTY;
+        } else if (state == LANG_EXTENSION || state == LANG_EXTENSION_EMPTY) {
+            state = LANG_EXTENSION;
+        } else if (state == LANG_LANGUAGE && size == 3 && alpha) {
+            if (++extlangs > 3) {
+                return 0;
+            }
+        } else if ((state == LANG_LANGUAGE || state == LANG_EXTLANG) && size == 4 && alpha) {
+            state = LANG_SCRIPT;
+        } else if (state <= LANG_SCRIPT && ((size == 2 && alpha) || (size == 3 && digits))) {
+            state = LANG_REGION;
+        } else if ((size >= 5 && is_alpha(subtag[0])) || (size >= 4 && is_digit(subtag[0]))) {
+            state = LANG_REGION; /* a variant; more may follow */
+        } else {
+            return 0;
+        }
+    }
+    return state != LANG_EXTENSION_EMPTY && state != LANG_PRIVATE_EMPTY;
+}
+
+/* The terms of a statement statement() matched: 1 if RDF 1.1 allows them, 0 if not, -1 on
+ * an error (memory). */
+static int terms_valid(const unsigned char *s, const Terms *terms) {
+    for (int index = 0; index < 4; index++) {
+        if (terms->start[index] >= 0 && s[terms->start[index]] == '<') {
+            int valid = iri_term_valid(s + terms->start[index], terms->stop[index] - terms->start[index],
+                                       terms->shape[index], 0);
+            if (valid <= 0) {
+                return valid;
+            }
+        }
+    }
+    if (terms->language >= 0 && !language_valid(s + terms->language, terms->language_stop - terms->language)) {
+        return 0;
+    }
+    if (terms->datatype >= 0) {
+        return iri_term_valid(s + terms->datatype, terms->stop[2] - terms->datatype, terms->shape_datatype, 1);
+    }
+    return 1;
 }
 
 /* -- Candidates: might a text hold an identifier? --------------------------------------------- */
@@ -378,8 +864,6 @@ typedef struct {
      * "http" has an 'h' and a 'p', and every term a '<', where a needle may begin. */
     unsigned char pairs[256 * 256 / 8];
 } Needles;
-
-static unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c; }
 
 static void mark_pair(Needles *needles, unsigned char first, unsigned char second) {
     unsigned pair = (unsigned)first << 8 | second;
@@ -1026,22 +1510,35 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     const unsigned char *s = data.buf;
     Py_ssize_t size = data.len, start = 0;
     while (start < size) {
+        /* A line ends at LF, CR LF or CR (N-Triples §7, EOL); `keep` is the line with its
+         * break, copied as it is, and a last line without one is written with LF. */
         const unsigned char *newline = memchr(s + start, '\n', (size_t)(size - start));
-        Py_ssize_t line_end = newline == NULL ? size : newline - s; /* the line, without '\n' */
+        Py_ssize_t line_end = newline == NULL ? size : newline - s;
         Py_ssize_t next = newline == NULL ? size : line_end + 1;
+        const unsigned char *cr = memchr(s + start, '\r', (size_t)(line_end - start));
+        if (cr != NULL && !(newline != NULL && cr - s == line_end - 1)) {
+            line_end = cr - s; /* a CR on its own */
+            next = line_end + 1;
+        }
         const unsigned char *line = s + start;
-        Py_ssize_t length = line_end - start;
-        Py_ssize_t body = length > 0 && line[length - 1] == '\r' ? length - 1 : length;
+        Py_ssize_t keep = next - start;
+        int ended = next > line_end;
+        Py_ssize_t body = line_end - start - (cr != NULL && cr - s == line_end - 1); /* without a CR LF's CR */
         Py_ssize_t index = lines++;
         Terms terms;
-        int utf8 = valid_utf8(line, body);
-        int ok = utf8 && statement(line, body, &terms);
+        int ok = statement(line, body, &terms);
+        if (ok && !valid_utf8(line, terms.end)) {
+            ok = 0; /* not UTF-8 (a comment after it may be anything) */
+        }
         if (ok && terms.start[3] >= 0 && !quads) {
             ok = 0;
         }
+        if (ok && (ok = terms_valid(line, &terms)) < 0) {
+            goto done;
+        }
         if (!ok) {
-            if (utf8 && nothing(line, body)) {
-                if (buffer_add(&out, (const char *)line, length) < 0 || buffer_add(&out, "\n", 1) < 0) {
+            if (nothing(line, body)) {
+                if (add_line(&out, line, keep, ended) < 0) {
                     goto done;
                 }
                 written++;
@@ -1061,7 +1558,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         }
         statements++;
         if (!is_candidate(&needles, line, body)) {
-            if (buffer_add(&out, (const char *)line, length) < 0 || buffer_add(&out, "\n", 1) < 0) {
+            if (add_line(&out, line, keep, ended) < 0) {
                 goto done;
             }
             written++;
@@ -1070,7 +1567,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         }
         const unsigned char *predicate = line + terms.start[1];
         Py_ssize_t predicate_length = terms.stop[1] - terms.start[1];
-        if (all_slow || one_of(slow_predicates, predicate, predicate_length) ||
+        if (all_slow || terms.spaced || one_of(slow_predicates, predicate, predicate_length) ||
             memchr(predicate, '\\', (size_t)predicate_length) != NULL) {
             PyObject *answer = PyObject_CallFunction(slow, "ny#", index, (const char *)line, body);
             if (answer == NULL) {
@@ -1078,15 +1575,16 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
             }
             int failed;
             if (answer == Py_None) {
-                failed = buffer_add(&out, (const char *)line, length);
+                failed = add_line(&out, line, keep, ended);
             } else if (PyBytes_Check(answer)) {
-                failed = buffer_add(&out, PyBytes_AS_STRING(answer), PyBytes_GET_SIZE(answer));
+                failed = buffer_add(&out, PyBytes_AS_STRING(answer), PyBytes_GET_SIZE(answer)) < 0 ||
+                         buffer_add(&out, "\n", 1) < 0;
             } else {
                 PyErr_SetString(PyExc_TypeError, "slow() must return None or bytes");
                 failed = -1;
             }
             Py_DECREF(answer);
-            if (failed < 0 || buffer_add(&out, "\n", 1) < 0) {
+            if (failed) {
                 goto done;
             }
             written++;
@@ -1165,10 +1663,10 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         }
         if (!failed) {
             if (!changed) {
-                failed = buffer_add(&out, (const char *)line, length) < 0;
+                failed = add_line(&out, line, keep, ended) < 0;
             } else {
-                /* The statement rewritten: its terms joined by single spaces, then " ."
-                 * (comments and a carriage return are not kept, as in the Python loop). */
+                /* The statement rewritten: its terms joined by single spaces, then " ." and
+                 * LF (comments and a CR are not kept, as in the Python loop). */
                 rewritten_statements++;
                 for (int index_ = 0; index_ < 4 && !failed; index_++) {
                     if (terms.start[index_] < 0) {
@@ -1189,11 +1687,8 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
                     }
                 }
                 if (!failed) {
-                    failed = buffer_add(&out, " .", 2) < 0;
+                    failed = buffer_add(&out, " .\n", 3) < 0;
                 }
-            }
-            if (!failed) {
-                failed = buffer_add(&out, "\n", 1) < 0;
             }
         }
         for (int i = 0; i < 4; i++) {

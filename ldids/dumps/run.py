@@ -29,13 +29,14 @@ import shutil
 import stat
 import sys
 import time
+import zlib
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
 
-from ldids.dumps.blocks import blocks
+from ldids.dumps.blocks import Readable, blocks
 from ldids.dumps.pool import _BUFFERS, _Chunk, _detached, _output_buffer, _Part, _Pool, _run_chunk, _written
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import (
@@ -116,6 +117,33 @@ class DumpSummary:
         return self.summary().to_json()
 
 
+class _Input:
+    """An input as blocks() reads it, decompressed: a file cut short or corrupt is an
+    InputError naming it (exit 2), not a traceback; and whether it ends a line at its end."""
+
+    def __init__(self, stream: InputStream, name: str) -> None:
+        self._stream = stream
+        self._name = name
+        self.last = b"\n"  # the last byte read (an empty input ends no line: it has none)
+
+    def readinto(self, buffer: memoryview, /) -> int | None:
+        try:
+            count = self._stream.readinto(buffer)
+        except (EOFError, OSError, zlib.error) as error:
+            raise InputError(f"cannot read: {error} (is it cut short?)", source=self._name) from error
+        if count:
+            self.last = bytes(buffer[count - 1 : count])
+        return count
+
+
+def _last_byte(path: str, raw: BinaryIO, size: int | None, read: _Input) -> bytes:
+    """The last byte of an input: of the file itself when the workers read it (a plain file
+    in chunks), else of what was read."""
+    if size and path != "-" and compression_of(path) is None and os.path.isfile(path):
+        return os.pread(raw.fileno(), 1, size - 1)
+    return read.last
+
+
 def _open_input(path: str, stack: ExitStack) -> tuple[InputStream, BinaryIO, int | None]:
     """(decompressed stream, raw stream for progress, raw size if known), closed by ``stack``:
     decompressed as the name says (.gz, .bz2, .xz, .zst), standard input as its first bytes say."""
@@ -150,7 +178,7 @@ class _Progress:
         sys.stderr.flush()
 
 
-def _chunks(path: str, source: InputStream, size: int | None, seekable: bool, block_size: int) -> Iterator[_Chunk]:
+def _chunks(path: str, source: Readable, size: int | None, seekable: bool, block_size: int) -> Iterator[_Chunk]:
     if seekable and size is not None:
         for start in range(0, size, block_size):
             yield _Chunk(path, start, min(start + block_size, size))
@@ -166,7 +194,7 @@ _Task = tuple["BlockResult | tuple[int, int]", "int | None"]
 
 def _results(
     path: str,
-    source: InputStream,
+    source: Readable,
     size: int | None,
     settings: Settings,
     pool: _Pool | None,
@@ -281,6 +309,8 @@ def normalize_dump(
     or the bytes themselves.
     Raises InputError at the first bad line unless ``settings.on_error == "skip"``, in
     which case bad lines go to ``error_file`` as ``LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT``.
+    An input cut short is an InputError whatever ``on_error`` says: a compressed file that
+    ends before its end, or a last line that has no line break and is not a statement.
     """
     if crosswalk is not None and not plain_name(crosswalk).lower().endswith(".csv"):
         raise InputError("a streamed crosswalk is written as CSV: name it FILE.csv (or .csv.gz, ...)", source=crosswalk)
@@ -314,9 +344,11 @@ def normalize_dump(
         for path in inputs:
             name = "<stdin>" if path == "-" else path
             lines_before = 0  # in this file, before the block
+            last_bad = (0, 0)  # the line and column of the last bad line in this file
             with ExitStack() as files:
-                source, raw, size = _open_input(path, files)
-                lines = source if statements is None else statements(path, source)
+                opened, raw, size = _open_input(path, files)
+                source = _Input(opened, name)
+                lines = source if statements is None else statements(path, opened)
                 # Lines made while they are read are cut into blocks as they come, not read by range.
                 ranges = size if lines is source else None
                 for result, data, end in _results(path, lines, ranges, settings, pool, workers, block_size):
@@ -326,6 +358,7 @@ def normalize_dump(
                             f"a statement with no N-Triples 1.1 form (RDF 1.2?): {result.bad[0].text}", source=name
                         )
                     if result.bad:
+                        last_bad = (lines_before + result.bad[-1].line, result.bad[-1].column)
                         if settings.on_error == "stop":
                             bad = result.bad[0]
                             raise InputError(
@@ -355,6 +388,17 @@ def normalize_dump(
                         meter.update(summary.lines_in, raw.tell() if end is None else end, size)
                     else:
                         meter.update(summary.lines_in, 0, None)
+                if (
+                    lines is source
+                    and last_bad[0] == lines_before > 0
+                    and _last_byte(path, raw, size, source) not in b"\r\n"
+                ):
+                    raise InputError(
+                        "the input ends inside a statement, without a line break: is it cut short?",
+                        source=name,
+                        line=last_bad[0],
+                        column=last_bad[1],
+                    )
         # A link already in the data is not written again: a second run changes nothing.
         new_links = difference(found_links, present) if present else iter(found_links)
         if crosswalk is not None:

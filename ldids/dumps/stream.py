@@ -4,8 +4,10 @@ A dump is cut into blocks of whole lines; :func:`process_block` turns one block 
 output and side results, and runs unchanged in this process, in worker processes, or on
 Dask workers, so every way of running gives the same bytes.
 
-Inside a block each line is checked against the N-Triples/N-Quads statement grammar
-(RDF 1.1 N-Triples §7, N-Quads §7). Most lines of a dump hold no identifier: a line in
+Inside a block each line (ended by LF, CR LF or CR) is checked against the
+N-Triples/N-Quads statement grammar (RDF 1.1 N-Triples §7, N-Quads §7), its IRIs against
+RFC 3987 and its language tags against BCP 47: a line is a statement exactly when
+pyoxigraph reads it as one (:mod:`ldids.dumps.grammar`). Most lines of a dump hold no identifier: a line in
 which no identifier prefix occurs (in any ASCII case) is copied as it came. In the others,
 each term that may be an identifier is decided on its text by the passes' own functions
 (:mod:`ldids.passes.decision`), once per run and process, and the line is rewritten term by
@@ -26,11 +28,12 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ldids.dumps.grammar import _NOTHING, _UNDECODED, _why_bad, grammar
+from ldids.dumps.grammar import _NOTHING, _UNDECODED, _why_bad, compact_literal, grammar, well_formed
 from ldids.dumps.settings import Settings, new_run
 from ldids.dumps.worker import _SAME_AS, COMPILED, _scan, _text_of, _Worker, _worker_for, shared_decisions
 from ldids.errors import Problem
@@ -148,21 +151,22 @@ def _in_python(worker: _Worker, data: BytesLike, first_line: int) -> BlockResult
         # that bad lines are reported in order whatever is wrong with them.
         text = str(data, "utf-8", "surrogateescape")
         undecodable = True
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
     out: list[str] = []
-    statement_match = grammar().statement.fullmatch
+    common_match, statement_match = grammar().common.fullmatch, grammar().statement.fullmatch
     is_candidate = worker.is_candidate
     quads = settings.quads
-    for offset, line in enumerate(lines):
+    for offset, (body, end) in enumerate(_lines(text)):
         result.lines += 1
-        body = line[:-1] if line.endswith("\r") else line
-        not_utf8 = undecodable and _UNDECODED.search(body) is not None
-        match = None if not_utf8 else statement_match(body)
+        match = common_match(body)  # most lines: terms known good at a glance
+        if match is None:
+            match = statement_match(body)
+            if match is not None and not well_formed(match):
+                match = None  # a term RDF 1.1 does not allow
+        if match is not None and undecodable and _UNDECODED.search(body, 0, _comment_start(match)) is not None:
+            match = None  # not UTF-8 (but in a comment)
         if match is None or (match.group(4) is not None and not quads):
-            if match is None and not not_utf8 and _NOTHING.fullmatch(body):
-                out.append(line)
+            if match is None and _NOTHING.fullmatch(body):
+                out.append(body + end)
                 continue
             _bad_line(result, first_line + offset, body, quads)
             if settings.on_error == "stop":
@@ -170,14 +174,41 @@ def _in_python(worker: _Worker, data: BytesLike, first_line: int) -> BlockResult
             continue
         result.statements += 1
         if not is_candidate(body):
-            out.append(line)
+            out.append(body + end)
             continue
-        new_line = _statement(worker, list(match.group(1, 2, 3, 4)), first_line + offset, result)
-        out.append(line if new_line is None else new_line)
+        new_line = _statement(worker, _pieces(match), first_line + offset, result)
+        out.append(body + end if new_line is None else new_line + "\n")
     result.written = len(out)
-    result.output = ("\n".join(out) + "\n").encode("utf-8", "surrogateescape") if out else b""
+    result.output = "".join(out).encode("utf-8", "surrogateescape")
     result.links.extend(worker.take_links())
     return result
+
+
+_LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n)?")
+
+
+def _lines(text: str) -> list[tuple[str, str]]:
+    """Each line and the line break that ends it: CR, LF or CR LF (N-Triples and N-Quads
+    §7, EOL). A last line without one is written with LF."""
+    if "\r" not in text:
+        lines = text.split("\n")
+        last = lines.pop()
+        return [(line, "\n") for line in lines] + ([(last, "\n")] if last else [])
+    return [(found.group(1), found.group(2) or "\n") for found in _LINE.finditer(text) if found.group()]
+
+
+def _comment_start(match: re.Match[str]) -> int:
+    """Where the comment after a statement starts (its end if there is none): what a comment
+    holds need not even be UTF-8, as for pyoxigraph."""
+    start = match.start(5)
+    return match.end() if start < 0 else start
+
+
+def _pieces(match: re.Match[str]) -> list[str | None]:
+    """A statement's four raw terms (None: no graph name), its literal written compactly."""
+    pieces: list[str | None] = list(match.group(1, 2, 3, 4))
+    pieces[2] = compact_literal(match.group(3))
+    return pieces
 
 
 def _statement(worker: _Worker, pieces: list[str | None], number: int, result: BlockResult) -> str | None:
@@ -198,11 +229,11 @@ def _compiled(worker: _Worker, data: BytesLike, first_line: int, into: bytearray
     samples: list[tuple[int, str]] = []  # from slow(), and from the compiled loop
 
     def slow(index: int, body: bytes) -> bytes | None:
-        text = body.decode("utf-8")
+        text = body.decode("utf-8", "surrogateescape")  # a comment need not be UTF-8
         match = grammar().statement.fullmatch(text)
         assert match is not None  # the C grammar accepted it; tests/test_scan.py holds them equal
         before = len(result.problem_samples)
-        new_line = _statement(worker, list(match.group(1, 2, 3, 4)), first_line + index, result)
+        new_line = _statement(worker, _pieces(match), first_line + index, result)
         samples.extend(result.problem_samples[before:])
         del result.problem_samples[before:]
         return None if new_line is None else new_line.encode("utf-8")

@@ -1,11 +1,15 @@
 """Reading and writing RDF for the command line and the service (I/O, outside the core).
 
 Formats are named as rdflib names them, guessed from file extensions or content, and
-accepted as MIME types. Input is untrusted (DESIGN.md §7): XML is checked by
-:mod:`ldids.safexml` before rdflib sees it, JSON-LD may not name remote contexts, and
-nothing named in the data is ever fetched. Syntax errors say file, line and column.
-Inputs are decompressed, and outputs compressed, as their names say; outputs appear whole
-or not at all (:func:`ldids.rdf.files.atomic_output`).
+accepted as MIME types. N-Triples, N-Quads, Turtle and TriG are read by pyoxigraph, which
+conforms to the W3C RDF 1.1 test suites (tests/test_w3c_rdf.py) and validates IRIs
+(RFC 3987) and language tags (BCP 47); RDF/XML and JSON-LD by rdflib. Input is untrusted
+(DESIGN.md §7): XML is checked by :mod:`ldids.safexml` before rdflib sees it, JSON-LD may
+not name remote contexts, and nothing named in the data is ever fetched. Syntax errors say
+file, line and column. Relative IRIs resolve against a base IRI (DESIGN.md §6a): the one
+given, else a file's ``file:`` IRI; data with no base (standard input, a request body)
+may not hold any. Inputs are decompressed, and outputs compressed, as their names say;
+outputs appear whole or not at all (:func:`ldids.rdf.files.atomic_output`).
 """
 
 from __future__ import annotations
@@ -14,13 +18,16 @@ import csv
 import hashlib
 import io
 import json
+import re
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import pyoxigraph as ox
 import rdflib
 from lxml import etree
 from rdflib import Dataset, Graph
@@ -99,26 +106,31 @@ def _load(path: str) -> bytes:
             raise InputError(error.strerror or str(error), source=STDIN if path == "-" else path) from error
 
 
-def read(paths: Iterable[str], fmt: Format | None = None) -> Input:
-    """Read every input (``-`` is standard input) into one collection of statements."""
+def read(paths: Iterable[str], fmt: Format | None = None, base: str | None = None) -> Input:
+    """Read every input (``-`` is standard input) into one collection of statements.
+
+    Relative IRIs resolve against ``base``, else against each file's ``file:`` IRI;
+    standard input has no base of its own (a relative IRI in it is an error)."""
     found = Input()
     for path in paths:
         data = _load(path)
         source = STDIN if path == "-" else path
-        _read_into(found, data, fmt or guess_format(path, data), source)
+        own = base if base is not None or path == "-" else Path(path).resolve().as_uri()
+        _read_into(found, data, fmt or guess_format(path, data), source, own)
     found.quads = label_blank_nodes(found.quads)
     return found
 
 
-def read_bytes(data: bytes, fmt: str | Format, source: str = "<data>") -> Input:
-    """Read one document held in memory."""
+def read_bytes(data: bytes, fmt: str | Format, source: str = "<data>", base: str | None = None) -> Input:
+    """Read one document held in memory; relative IRIs resolve against ``base``, and are an
+    error without one (bytes from a request have no place of their own)."""
     found = Input()
-    _read_into(found, data, fmt if isinstance(fmt, Format) else resolve_format(fmt), source)
+    _read_into(found, data, fmt if isinstance(fmt, Format) else resolve_format(fmt), source, base)
     found.quads = label_blank_nodes(found.quads)
     return found
 
 
-def _read_into(found: Input, data: bytes, fmt: Format, source: str) -> None:
+def _read_into(found: Input, data: bytes, fmt: Format, source: str, base: str | None) -> None:
     with _rdflib_quietly():  # the readers make literals too (OAI-PMH datestamps)
         if fmt.name == "foxml":
             found.quads.extend(foxml.read(data, source))
@@ -129,11 +141,22 @@ def _read_into(found: Input, data: bytes, fmt: Format, source: str) -> None:
             found.notes.extend(f"{source}: {note}" for note in response.notes)
             found.skipped.update(response.skipped)
         else:
-            found.quads.extend(_parse_rdf(data, fmt, source, found.prefixes))
+            found.quads.extend(_parse_rdf(data, fmt, source, base, found.prefixes))
 
 
-def _parse_rdf(data: bytes, fmt: Format, source: str, prefixes: dict[str, str] | None = None) -> list[Quad]:
-    """The statements of one document; the prefixes it declares are added to ``prefixes``."""
+def _parse_rdf(
+    data: bytes, fmt: Format, source: str, base: str | None = None, prefixes: dict[str, str] | None = None
+) -> list[Quad]:
+    """The statements of one document; the prefixes it declares are added to ``prefixes``
+    (a name, and a namespace, keep the first declaration among the inputs)."""
+    if base is not None:
+        _check_base(base)
+    if fmt.name in _OXIGRAPH_FORMATS:
+        declared: dict[str, str] = {}
+        read = list(_oxigraph_quads(data, fmt, source, base, prefixes=declared))
+        if prefixes is not None:
+            _keep_prefixes(prefixes, declared.items())
+        return read
     if fmt.name == "xml":
         safexml.parse(data, source)  # refuses entity declarations, reports syntax errors
     elif fmt.name == "json-ld":
@@ -142,18 +165,169 @@ def _parse_rdf(data: bytes, fmt: Format, source: str, prefixes: dict[str, str] |
     bound_before = set(target.namespaces())  # rdflib's own, which the writers bind anyway
     try:
         with _rdflib_quietly():
-            target.parse(data=data, format=fmt.name)
+            # Without a base, RDF/XML keeps relative IRIs as they are and JSON-LD would resolve
+            # them against the working directory: both resolve against a stand-in, refused below.
+            target.parse(data=data, format=fmt.name, publicID=base or (_NO_BASE if fmt.name == "json-ld" else None))
     except Exception as error:  # rdflib's parsers raise many unrelated types
         raise _syntax_error(error, data, fmt, source) from error
     if prefixes is not None:
-        for prefix, namespace in target.namespaces():
-            # A name, and a namespace, keep the first declaration among the inputs.
-            new = (prefix, namespace) not in bound_before
-            if new and prefix not in prefixes and str(namespace) not in prefixes.values():
-                prefixes[prefix] = str(namespace)
-    if isinstance(target, Dataset):
-        return list(_quads_of(target))
-    return [(s, p, o, None) for s, p, o in target]
+        bound = ((prefix, str(namespace)) for prefix, namespace in target.namespaces())
+        _keep_prefixes(
+            prefixes,
+            [(prefix, namespace) for prefix, namespace in bound if (prefix, URIRef(namespace)) not in bound_before],
+        )
+    quads: list[Quad] = (
+        list(_quads_of(target)) if isinstance(target, Dataset) else [(s, p, o, None) for s, p, o in target]
+    )
+    if base is None:
+        _refuse_relative(quads, data, source)
+    return quads
+
+
+# -- pyoxigraph's readers ----------------------------------------------------------------------
+
+_OXIGRAPH_FORMATS = {
+    "nt": ox.RdfFormat.N_TRIPLES,
+    "nquads": ox.RdfFormat.N_QUADS,
+    "turtle": ox.RdfFormat.TURTLE,
+    "trig": ox.RdfFormat.TRIG,
+}
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+_BOM = b"\xef\xbb\xbf"
+# pyoxigraph says where in its message too: the message is what is left.
+_OX_WHERE = re.compile(r"^Parser error at line \d+ (?:column \d+|between columns \d+ and \d+): |(?: \(line \d+\))+$")
+
+
+def _keep_prefixes(prefixes: dict[str, str], declared: Iterable[tuple[str, str]]) -> None:
+    """Add the ``declared`` prefixes a name, and a namespace, not taken already."""
+    for prefix, namespace in declared:
+        if prefix not in prefixes and namespace not in prefixes.values():
+            prefixes[prefix] = namespace
+
+
+def _check_base(base: str) -> None:
+    try:
+        ox.NamedNode(base)
+    except ValueError as error:
+        raise InputError(f"the base IRI {base!r} is not an absolute IRI: {error}") from error
+
+
+def _oxigraph_quads(
+    data: bytes,
+    fmt: Format,
+    source: str,
+    base: str | None,
+    blank_nodes: dict[str, BNode] | None = None,
+    prefixes: dict[str, str] | None = None,
+) -> Iterator[Quad]:
+    """The statements of an N-Triples, N-Quads, Turtle or TriG document, as rdflib terms.
+
+    Blank nodes get labels of their own per document (two files' ``_:b`` are two nodes),
+    or, given ``blank_nodes``, the nodes that dictionary holds for their labels. A UTF-8 byte
+    order mark is an encoding's signature, not data (RFC 3629 §6): it is passed over."""
+    parser = ox.parse(
+        data[len(_BOM) :] if data.startswith(_BOM) else data,
+        _OXIGRAPH_FORMATS[fmt.name],
+        base_iri=base,
+        rename_blank_nodes=blank_nodes is None,
+    )
+    converted = _Terms(data, source, blank_nodes)
+    try:
+        for quad in parser:
+            name = quad.graph_name
+            yield (
+                converted.term(quad.subject),
+                converted.term(quad.predicate),
+                converted.term(quad.object),
+                None if isinstance(name, ox.DefaultGraph) else converted.term(name),
+            )
+    except SyntaxError as error:
+        message = _OX_WHERE.sub("", str(error.msg)) or "not RDF"
+        raise InputError(f"syntax error: {message}", source=source, line=error.lineno, column=error.offset) from error
+    if prefixes is not None:
+        prefixes.update(parser.prefixes)  # the document's @prefix / PREFIX declarations, read whole
+
+
+class _Terms:
+    """pyoxigraph's terms as rdflib's. RDF 1.2's triple terms and base directions, which
+    pyoxigraph reads, have no rdflib term (nor a place in ldids' RDF 1.1): refused."""
+
+    def __init__(self, data: bytes, source: str, blank_nodes: dict[str, BNode] | None) -> None:
+        self.data = data
+        self.source = source
+        self.blank_nodes = blank_nodes
+
+    def term(self, node: object) -> Node:
+        if isinstance(node, ox.NamedNode):
+            return URIRef(node.value)
+        if isinstance(node, ox.BlankNode):
+            if self.blank_nodes is None:
+                return BNode(node.value)
+            return self.blank_nodes.setdefault(node.value, BNode())
+        if isinstance(node, ox.Literal):
+            if node.direction is not None:
+                raise self.rdf_1_2("a literal with a base direction (@lang--dir)", rb"@[A-Za-z0-9-]*--(?:ltr|rtl)")
+            if node.language:
+                return Literal(node.value, lang=node.language)
+            datatype = node.datatype.value
+            # A simple literal is an xsd:string (RDF 1.1 §3.3); rdflib writes it without one.
+            return Literal(node.value) if datatype == _XSD_STRING else Literal(node.value, datatype=URIRef(datatype))
+        raise self.rdf_1_2("a triple term (<<( ... )>>, << ... >>)", rb"<<")
+
+    def rdf_1_2(self, what: str, pattern: bytes) -> InputError:
+        found = re.search(pattern, self.data)
+        line = column = None
+        if found is not None:
+            before = self.data[: found.start()]
+            line = before.count(b"\n") + 1
+            column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+        return InputError(
+            f"RDF 1.2 is not read: {what} (ldids reads RDF 1.1)", source=self.source, line=line, column=column
+        )
+
+
+# -- Relative IRIs in RDF/XML and JSON-LD, read by rdflib ---------------------------------------
+
+#: What a JSON-LD document with no base resolves relative IRIs against, to find them (the
+#: .invalid domain is reserved never to resolve, RFC 2606 §2).
+_NO_BASE = "http://no-base.invalid/"
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _refuse_relative(quads: list[Quad], data: bytes, source: str) -> None:
+    """A relative IRI in a document read with no base is an error, saying where it is."""
+    for quad in quads:
+        for node in quad:
+            if not isinstance(node, URIRef):
+                continue
+            text = str(node)
+            if text.startswith(_NO_BASE):
+                reference = text[len(_NO_BASE) :]
+            elif _SCHEME.match(text) is None:
+                reference = text
+            else:
+                continue
+            line, column = _where(data, reference)
+            raise InputError(
+                f"relative IRI {reference!r} and no base IRI to resolve it against (give one: --base IRI)",
+                source=source,
+                line=line,
+                column=column,
+            )
+
+
+def _where(data: bytes, reference: str) -> tuple[int | None, int | None]:
+    """Line and column of the first quoted ``reference`` in ``data`` (an rdf:ID without its
+    ``#``), or nothing if it is not written there as it is."""
+    text = data.decode("utf-8", "replace")
+    for candidate in dict.fromkeys((reference, reference.removeprefix("#"))):
+        for quote in ('"', "'"):
+            index = text.find(f"{quote}{candidate}{quote}")
+            if index >= 0:
+                index += 1
+                line = text.count("\n", 0, index) + 1
+                return line, index - (text.rfind("\n", 0, index) + 1) + 1
+    return None, None
 
 
 def _quads_of(dataset: Dataset) -> Iterator[Quad]:
@@ -205,15 +379,6 @@ def _syntax_error(error: Exception, data: bytes, fmt: Format, source: str) -> In
         column = index - (before.rfind(newline) + 1) + 1  # type: ignore[arg-type]
         detail = str(error).split("\n", 2)[1] if "\n" in str(error) else message
         return InputError(f"syntax error: {detail}", source=source, line=lines + 1, column=column)
-    if fmt.name in ("nt", "nquads"):
-        # rdflib names no line: find it by parsing line by line (only on the error path).
-        for number, line in enumerate(data.splitlines(), 1):
-            try:
-                with _rdflib_quietly():
-                    Dataset().parse(data=line + b"\n", format=fmt.name)
-            except Exception as line_error:
-                detail = str(line_error).strip().splitlines()[0]
-                return InputError(f"syntax error: {detail}", source=source, line=number, column=1)
     return InputError(f"syntax error: {message}", source=source)
 
 
@@ -427,11 +592,9 @@ def read_crosswalk(path: str) -> list[Crosswalk]:
             )
         return rows
     graph = Graph()
-    try:
-        with _rdflib_quietly():
-            graph.parse(data=data, format="nt")
-    except Exception as error:
-        raise _syntax_error(error, data, resolve_format("nt"), path) from error
+    with _rdflib_quietly():
+        for s, p, o, _ in _oxigraph_quads(data, resolve_format("nt"), path, None):
+            graph.add((s, p, o))
     rows = []
     for node in sorted(
         set(graph.subjects(RDF.type, LDIDS.Rewrite)) | set(graph.subjects(RDF.type, LDIDS.Link)), key=str
@@ -464,13 +627,13 @@ class LineParser:
         self.blank_nodes: dict[str, BNode] = {}
 
     def quad(self, line: str) -> Quad:
-        dataset = Dataset()
         try:
             with _rdflib_quietly():
-                dataset.parse(data=line, format="nquads", bnode_context=self.blank_nodes)
-        except Exception as error:
-            raise InputError(f"not an N-Quads statement: {line!r} ({error})") from error
-        found = list(_quads_of(dataset))
+                found = list(
+                    _oxigraph_quads(line.encode("utf-8"), resolve_format("nquads"), "", None, self.blank_nodes)
+                )
+        except InputError as error:
+            raise InputError(f"not an N-Quads statement: {line!r} ({error.message})") from error
         if len(found) != 1:
             raise InputError(f"not one N-Quads statement: {line!r}")
         return found[0]
@@ -481,13 +644,8 @@ class LineParser:
         chosen = fmt or guess_format(path, data)
         if chosen.name not in ("nt", "nquads"):
             return read([path], chosen).quads
-        dataset = Dataset()
-        try:
-            with _rdflib_quietly():
-                dataset.parse(data=data, format=chosen.name, bnode_context=self.blank_nodes)
-        except Exception as error:
-            raise _syntax_error(error, data, chosen, path) from error
-        return list(_quads_of(dataset))
+        with _rdflib_quietly():
+            return list(_oxigraph_quads(data, chosen, path, None, self.blank_nodes))
 
 
 def read_graph(path: str) -> Graph:
