@@ -383,8 +383,8 @@ def test_an_iri_pyoxigraph_refuses_stops_the_run(tmp_path: Path) -> None:
     text = (
         "@prefix ex: <http://example.org/vocab#> .\n"
         "<info:fedora/demo%3aGraph> {\n"
-        "    <info:fedora/demo:20> ex:title \"fine\" .\n"
-        f"    {BAD_ESCAPE} ex:broken \"an IRI with a bad percent-escape\" .\n"
+        '    <info:fedora/demo:20> ex:title "fine" .\n'
+        f'    {BAD_ESCAPE} ex:broken "an IRI with a bad percent-escape" .\n'
         "}\n"
     )
     source.write_text(text, encoding="utf-8")
