@@ -16,6 +16,7 @@ from ldids.passes import graph as passes
 from ldids.passes.config import Config
 from ldids.passes.decision import REASONS
 from ldids.passes.summary import schema
+from ldids.rdf import crosswalk as crosswalk_io
 from ldids.rdf import io as rdfio
 
 FIXTURES = Path(__file__).parent / "fixtures" / "passes"
@@ -127,7 +128,7 @@ def test_crosswalk_undoes_the_run(case: str) -> None:
     before, _, config = load(case)
     result = passes.normalize(before, config)
     rows = list(passes.crosswalk(result))
-    lines = rdfio.LineParser()
+    lines = crosswalk_io.LineParser()
     restored = passes.undo(result.quads + result.links, rows, lines.quad)
     assert_same(restored, before)
 

@@ -185,6 +185,7 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
         return _normalize_dump(args, inputs, streamed)  # imports no rdflib: dumps start fast
     from ldids.passes import graph as passes
     from ldids.passes.config import Config
+    from ldids.rdf import crosswalk as crosswalk_io
     from ldids.rdf import io as rdfio
 
     config = Config.from_toml(args.config) if args.config else Config()
@@ -199,7 +200,7 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
         links_format = _output_format(None, args.links, fmt)
         payloads.append((args.links, rdfio.serialize(result.links, links_format, data.prefixes)))
     if args.crosswalk:
-        payloads.append((args.crosswalk, rdfio.crosswalk_bytes(passes.crosswalk(result), args.crosswalk)))
+        payloads.append((args.crosswalk, crosswalk_io.crosswalk_bytes(passes.crosswalk(result), args.crosswalk)))
     with ExitStack() as outputs:  # renamed into place together at the end: one that fails leaves none
         for path, payload in payloads:
             outputs.enter_context(rdfio.atomic_output(path)).write(payload)
@@ -212,12 +213,13 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
 def undo(args: argparse.Namespace, out: TextIO) -> int:
     """``ldids undo``: the statements before a normalization, from its output and its crosswalk."""
     from ldids.passes import graph as passes
+    from ldids.rdf import crosswalk as crosswalk_io
     from ldids.rdf import io as rdfio
 
     _check_output_name("-o", args.output)
     given = _input_formats(args.input_format, args.inputs)[0]
-    rows = rdfio.read_crosswalk(args.crosswalk)
-    lines = rdfio.LineParser()
+    rows = crosswalk_io.read_crosswalk(args.crosswalk)
+    lines = crosswalk_io.LineParser()
     fmt = rdfio.resolve_format(args.input_format) if args.input_format else None
     quads: list[Quad] = []
     for path in args.inputs:

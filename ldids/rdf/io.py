@@ -14,9 +14,7 @@ outputs appear whole or not at all (:func:`ldids.rdf.files.atomic_output`).
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import re
 import warnings
@@ -27,35 +25,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyoxigraph as ox
 import rdflib
 from lxml import etree
 from rdflib import Dataset, Graph
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.namespace import RDF
-from rdflib.term import BNode, Literal, Node, URIRef
+from rdflib.term import BNode, Node, URIRef
 
 from ldids import safexml
 from ldids.errors import InputError
-from ldids.namespace import LDIDS
 from ldids.ntriples import Quad, quad_line, term
-from ldids.passes.graph import Crosswalk
 from ldids.rdf import foxml, oaipmh
-from ldids.rdf.compression import plain_name
 from ldids.rdf.files import FORMATS, STDIN, Format, atomic_output, guess_format, open_input, resolve_format
+from ldids.rdf.oxigraph import OXIGRAPH_FORMATS, check_base, keep_prefixes, oxigraph_quads
 
 __all__ = [
     "FORMATS",
     "Format",
     "Input",
-    "LineParser",
     "atomic_output",
-    "crosswalk_bytes",
     "guess_format",
     "label_blank_nodes",
     "read",
     "read_bytes",
-    "read_crosswalk",
     "read_graph",
     "resolve_format",
     "serialize",
@@ -150,12 +142,12 @@ def _parse_rdf(
     """The statements of one document; the prefixes it declares are added to ``prefixes``
     (a name, and a namespace, keep the first declaration among the inputs)."""
     if base is not None:
-        _check_base(base)
-    if fmt.name in _OXIGRAPH_FORMATS:
+        check_base(base)
+    if fmt.name in OXIGRAPH_FORMATS:
         declared: dict[str, str] = {}
-        read = list(_oxigraph_quads(data, fmt, source, base, prefixes=declared))
+        read = list(oxigraph_quads(data, fmt, source, base, prefixes=declared))
         if prefixes is not None:
-            _keep_prefixes(prefixes, declared.items())
+            keep_prefixes(prefixes, declared.items())
         return read
     if fmt.name == "xml":
         safexml.parse(data, source)  # refuses entity declarations, reports syntax errors
@@ -172,7 +164,7 @@ def _parse_rdf(
         raise _syntax_error(error, data, fmt, source) from error
     if prefixes is not None:
         bound = ((prefix, str(namespace)) for prefix, namespace in target.namespaces())
-        _keep_prefixes(
+        keep_prefixes(
             prefixes,
             [(prefix, namespace) for prefix, namespace in bound if (prefix, URIRef(namespace)) not in bound_before],
         )
@@ -182,108 +174,6 @@ def _parse_rdf(
     if base is None:
         _refuse_relative(quads, data, source)
     return quads
-
-
-# -- pyoxigraph's readers ----------------------------------------------------------------------
-
-_OXIGRAPH_FORMATS = {
-    "nt": ox.RdfFormat.N_TRIPLES,
-    "nquads": ox.RdfFormat.N_QUADS,
-    "turtle": ox.RdfFormat.TURTLE,
-    "trig": ox.RdfFormat.TRIG,
-}
-_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
-_BOM = b"\xef\xbb\xbf"
-# pyoxigraph says where in its message too: the message is what is left.
-_OX_WHERE = re.compile(r"^Parser error at line \d+ (?:column \d+|between columns \d+ and \d+): |(?: \(line \d+\))+$")
-
-
-def _keep_prefixes(prefixes: dict[str, str], declared: Iterable[tuple[str, str]]) -> None:
-    """Add the ``declared`` prefixes a name, and a namespace, not taken already."""
-    for prefix, namespace in declared:
-        if prefix not in prefixes and namespace not in prefixes.values():
-            prefixes[prefix] = namespace
-
-
-def _check_base(base: str) -> None:
-    try:
-        ox.NamedNode(base)
-    except ValueError as error:
-        raise InputError(f"the base IRI {base!r} is not an absolute IRI: {error}") from error
-
-
-def _oxigraph_quads(
-    data: bytes,
-    fmt: Format,
-    source: str,
-    base: str | None,
-    blank_nodes: dict[str, BNode] | None = None,
-    prefixes: dict[str, str] | None = None,
-) -> Iterator[Quad]:
-    """The statements of an N-Triples, N-Quads, Turtle or TriG document, as rdflib terms.
-
-    Blank nodes get labels of their own per document (two files' ``_:b`` are two nodes),
-    or, given ``blank_nodes``, the nodes that dictionary holds for their labels. A UTF-8 byte
-    order mark is an encoding's signature, not data (RFC 3629 §6): it is passed over."""
-    parser = ox.parse(
-        data[len(_BOM) :] if data.startswith(_BOM) else data,
-        _OXIGRAPH_FORMATS[fmt.name],
-        base_iri=base,
-        rename_blank_nodes=blank_nodes is None,
-    )
-    converted = _Terms(data, source, blank_nodes)
-    try:
-        for quad in parser:
-            name = quad.graph_name
-            yield (
-                converted.term(quad.subject),
-                converted.term(quad.predicate),
-                converted.term(quad.object),
-                None if isinstance(name, ox.DefaultGraph) else converted.term(name),
-            )
-    except SyntaxError as error:
-        message = _OX_WHERE.sub("", str(error.msg)) or "not RDF"
-        raise InputError(f"syntax error: {message}", source=source, line=error.lineno, column=error.offset) from error
-    if prefixes is not None:
-        prefixes.update(parser.prefixes)  # the document's @prefix / PREFIX declarations, read whole
-
-
-class _Terms:
-    """pyoxigraph's terms as rdflib's. RDF 1.2's triple terms and base directions, which
-    pyoxigraph reads, have no rdflib term (nor a place in ldids' RDF 1.1): refused."""
-
-    def __init__(self, data: bytes, source: str, blank_nodes: dict[str, BNode] | None) -> None:
-        self.data = data
-        self.source = source
-        self.blank_nodes = blank_nodes
-
-    def term(self, node: object) -> Node:
-        if isinstance(node, ox.NamedNode):
-            return URIRef(node.value)
-        if isinstance(node, ox.BlankNode):
-            if self.blank_nodes is None:
-                return BNode(node.value)
-            return self.blank_nodes.setdefault(node.value, BNode())
-        if isinstance(node, ox.Literal):
-            if node.direction is not None:
-                raise self.rdf_1_2("a literal with a base direction (@lang--dir)", rb"@[A-Za-z0-9-]*--(?:ltr|rtl)")
-            if node.language:
-                return Literal(node.value, lang=node.language)
-            datatype = node.datatype.value
-            # A simple literal is an xsd:string (RDF 1.1 §3.3); rdflib writes it without one.
-            return Literal(node.value) if datatype == _XSD_STRING else Literal(node.value, datatype=URIRef(datatype))
-        raise self.rdf_1_2("a triple term (<<( ... )>>, << ... >>)", rb"<<")
-
-    def rdf_1_2(self, what: str, pattern: bytes) -> InputError:
-        found = re.search(pattern, self.data)
-        line = column = None
-        if found is not None:
-            before = self.data[: found.start()]
-            line = before.count(b"\n") + 1
-            column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
-        return InputError(
-            f"RDF 1.2 is not read: {what} (ldids reads RDF 1.1)", source=self.source, line=line, column=column
-        )
 
 
 # -- Relative IRIs in RDF/XML and JSON-LD, read by rdflib ---------------------------------------
@@ -525,127 +415,6 @@ def _sorted_json_ld(data: bytes) -> bytes:
         return value
 
     return json.dumps(canonical(json.loads(data)), indent=2, sort_keys=True, ensure_ascii=False).encode("utf-8") + b"\n"
-
-
-# -- The crosswalk -----------------------------------------------------------------------
-
-
-def crosswalk_bytes(rows: Iterable[Crosswalk], path: str) -> bytes:
-    """Crosswalk rows as CSV (``.csv``) or N-Triples (``.nt``), chosen by ``path`` (before
-    any compression extension: ``changes.csv.gz``)."""
-    name = plain_name(path).lower()
-    if name.endswith(".csv"):
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(Crosswalk.FIELDS)
-        for row in rows:
-            writer.writerow(row.values())
-        return buffer.getvalue().encode("utf-8")
-    if name.endswith(".nt"):
-        lines: list[str] = []
-        for index, row in enumerate(rows):
-            node = BNode(f"r{index}")
-            kind = LDIDS.Rewrite if row.kind == "rewrite" else LDIDS.Link
-            statements: list[tuple[URIRef, Node]] = [
-                (RDF.type, kind),
-                (LDIDS.rewrittenStatement, Literal(row.rewritten)),
-            ]
-            if row.kind == "rewrite":
-                statements += [
-                    (LDIDS.scheme, Literal(row.scheme)),
-                    (LDIDS.position, Literal(row.position)),
-                    (LDIDS.originalForm, Literal(row.original)),
-                    (LDIDS.canonicalForm, Literal(row.canonical)),
-                    (LDIDS.statement, Literal(row.statement)),
-                    (LDIDS.kept, Literal(row.kept)),
-                ]
-            lines.extend(quad_line((node, predicate, value, None)) for predicate, value in statements)
-        return "".join(line + "\n" for line in lines).encode("utf-8")
-    raise InputError("a crosswalk file ends in .csv or .nt", source=path)
-
-
-def read_crosswalk(path: str) -> list[Crosswalk]:
-    """Crosswalk rows back from a CSV or N-Triples crosswalk file."""
-    data = _load(path)
-    if plain_name(path).lower().endswith(".csv"):
-        reader = csv.DictReader(io.StringIO(data.decode("utf-8")))
-        if tuple(reader.fieldnames or ()) != Crosswalk.FIELDS:
-            raise InputError(
-                f"not an ldids crosswalk: the columns must be {', '.join(Crosswalk.FIELDS)}", source=path, line=1
-            )
-        rows = []
-        for record in reader:
-            kind = record["kind"]
-            if kind not in ("rewrite", "link"):
-                raise InputError(f"unknown row kind {kind!r}", source=path, line=reader.line_num)
-            rows.append(
-                Crosswalk(
-                    "rewrite" if kind == "rewrite" else "link",
-                    record["scheme"],
-                    record["position"],
-                    record["original"],
-                    record["canonical"],
-                    record["statement"],
-                    record["rewritten"],
-                    record["kept"] == "true",
-                )
-            )
-        return rows
-    graph = Graph()
-    with _rdflib_quietly():
-        for s, p, o, _ in _oxigraph_quads(data, resolve_format("nt"), path, None):
-            graph.add((s, p, o))
-    rows = []
-    for node in sorted(
-        set(graph.subjects(RDF.type, LDIDS.Rewrite)) | set(graph.subjects(RDF.type, LDIDS.Link)), key=str
-    ):
-
-        def text(predicate: URIRef, subject: Node = node) -> str:
-            value = graph.value(subject, predicate)
-            return "" if value is None else str(value)
-
-        is_rewrite = (node, RDF.type, LDIDS.Rewrite) in graph
-        rows.append(
-            Crosswalk(
-                "rewrite" if is_rewrite else "link",
-                text(LDIDS.scheme),
-                text(LDIDS.position),
-                text(LDIDS.originalForm),
-                text(LDIDS.canonicalForm),
-                text(LDIDS.statement),
-                text(LDIDS.rewrittenStatement),
-                text(LDIDS.kept) == "true",
-            )
-        )
-    return rows
-
-
-class LineParser:
-    """N-Quads lines to quads, blank node labels shared with :meth:`read_labeled` (undo)."""
-
-    def __init__(self) -> None:
-        self.blank_nodes: dict[str, BNode] = {}
-
-    def quad(self, line: str) -> Quad:
-        try:
-            with _rdflib_quietly():
-                found = list(
-                    _oxigraph_quads(line.encode("utf-8"), resolve_format("nquads"), "", None, self.blank_nodes)
-                )
-        except InputError as error:
-            raise InputError(f"not an N-Quads statement: {line!r} ({error.message})") from error
-        if len(found) != 1:
-            raise InputError(f"not one N-Quads statement: {line!r}")
-        return found[0]
-
-    def read_labeled(self, path: str, fmt: Format | None = None) -> list[Quad]:
-        """Statements of one file, keeping its blank node labels (N-Triples, N-Quads only)."""
-        data = _load(path)
-        chosen = fmt or guess_format(path, data)
-        if chosen.name not in ("nt", "nquads"):
-            return read([path], chosen).quads
-        with _rdflib_quietly():
-            return list(_oxigraph_quads(data, chosen, path, None, self.blank_nodes))
 
 
 def read_graph(path: str) -> Graph:
