@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from ldids.errors import InputError
-from ldids.rdf.files import FORMATS, Format, resolve_format
+from ldids.rdf.formats import FORMATS, Format, resolve_format
 
 __all__ = ["SNIFF_SIZE", "sniff"]
 
