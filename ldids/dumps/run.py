@@ -29,7 +29,6 @@ import shutil
 import stat
 import sys
 import time
-import zlib
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -118,8 +117,9 @@ class DumpSummary:
 
 
 class _Input:
-    """An input as blocks() reads it, decompressed: a file cut short or corrupt is an
-    InputError naming it (exit 2), not a traceback; and whether it ends a line at its end."""
+    """An input as blocks() reads it (decompressed by open_input, whose streams report a
+    compressed file cut short or corrupt by name), remembering whether it ends a line at its
+    end; a plain file that cannot be read is an InputError naming it too."""
 
     def __init__(self, stream: InputStream, name: str) -> None:
         self._stream = stream
@@ -129,8 +129,8 @@ class _Input:
     def readinto(self, buffer: memoryview, /) -> int | None:
         try:
             count = self._stream.readinto(buffer)
-        except (EOFError, OSError, zlib.error) as error:
-            raise InputError(f"cannot read: {error} (is it cut short?)", source=self._name) from error
+        except OSError as error:
+            raise InputError(f"cannot read: {error.strerror or error}", source=self._name) from error
         if count:
             self.last = bytes(buffer[count - 1 : count])
         return count

@@ -63,6 +63,9 @@ _D = f"{{{DESCRIPTION_NAMESPACE}}}"
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _SECOND = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 _ENVELOPE = frozenset({f"{_O}responseDate", f"{_O}request", f"{_O}resumptionToken"})
+#: The verbs whose answers list records, and the element each record is: a whole record, or
+#: its header alone (ListIdentifiers).
+_RECORDS = {f"{_O}GetRecord": f"{_O}record", f"{_O}ListRecords": f"{_O}record", f"{_O}ListIdentifiers": f"{_O}header"}
 
 
 @dataclass
@@ -199,15 +202,9 @@ def _response(root: etree._Element, reading: Reading, response: Response) -> Ite
             response.errors.append(f"{child.get('code', 'unknown')}: {(child.text or '').strip()}".rstrip(": "))
         elif child.tag in _ENVELOPE:
             continue
-        elif child.tag in (f"{_O}GetRecord", f"{_O}ListRecords"):
+        elif child.tag in _RECORDS:
             for item in oai_formats.elements(child):
-                if item.tag == f"{_O}record":
-                    yield from _record(item, reading, response)
-                elif item.tag not in _ENVELOPE:
-                    _unknown(item, reading)
-        elif child.tag == f"{_O}ListIdentifiers":
-            for item in oai_formats.elements(child):
-                if item.tag == f"{_O}header":
+                if item.tag == _RECORDS[child.tag]:
                     yield from _record(item, reading, response)
                 elif item.tag not in _ENVELOPE:
                     _unknown(item, reading)
