@@ -24,12 +24,9 @@ cannot do:
 Relative IRIs resolve against ``base`` (a file's ``file:`` URL, or ``--base``); with none
 (standard input), a relative IRI is an error. A syntax error stops the run with the file,
 line and column (InputError), whatever ``--on-error`` says: past it, nothing can be read
-reliably. RDF/XML is untrusted XML (DESIGN.md §7), checked as :mod:`ldids.safexml` checks it:
-a document that declares entities or names an external DTD is refused before pyoxigraph
-reads it (pyoxigraph expands entities: a "billion laughs" file would stall it), and lxml
-reads along with pyoxigraph to tell where a document is malformed (and that it is cut short,
-which pyoxigraph accepts). RDF 1.2 triple terms and base directions have no N-Triples 1.1
-form: the dump pipeline refuses their lines (ldids.dumps.run).
+reliably. RDF/XML is read by :mod:`ldids.rdf.rdfxml`, the graph path's reader too: untrusted
+XML checked by lxml as it goes, its XML literals canonical. RDF 1.2 triple terms and base
+directions have no N-Triples 1.1 form: the dump pipeline refuses their lines (ldids.dumps.run).
 """
 
 from __future__ import annotations
@@ -37,18 +34,21 @@ from __future__ import annotations
 import io
 import itertools
 import re
-from collections.abc import Mapping
-from contextlib import ExitStack
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, cast
+
+import pyoxigraph
+from pyoxigraph import Quad, QuadParser, RdfFormat
 
 from ldids.errors import InputError
-from ldids.rdf.files import InputStream
+from ldids.rdf import rdfxml
+from ldids.rdf.files import InputStream, open_input
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
-    from pyoxigraph import QuadParser, RdfFormat
 
 __all__ = ["PARSED_FORMATS", "NQuadsReader", "Parsed", "base_iri"]
 
@@ -124,24 +124,20 @@ class NQuadsReader(io.BufferedIOBase):
         rename_blank_nodes: bool = False,
     ) -> None:
         super().__init__()
-        self._fmt, self._name, self._base, self._rename = fmt, name, base, rename_blank_nodes
+        self._name, self._base = name, base
         self._shown = "<stdin>" if name == "-" else name
-        read: InputStream | _CheckedXml = source
+        self._pieces: Iterator[list[Quad]]
         if fmt == "xml":
-            read = _CheckedXml(source, self._shown)
-        self._quads = self._parse(read)
+            self._pieces = rdfxml.Document(source, self._shown, base, rename_blank_nodes=rename_blank_nodes).pieces(
+                _PIECE
+            )
+        else:
+            read = cast("IO[bytes]", source)
+            self._pieces = _pieces(
+                pyoxigraph.parse(input=read, format=_format(fmt), base_iri=base, rename_blank_nodes=rename_blank_nodes)
+            )
         self._pending = b""
         self._offset = 0
-
-    def _parse(self, read: Any) -> QuadParser:
-        import pyoxigraph
-
-        return pyoxigraph.parse(
-            input=read,
-            format=_format(self._fmt),
-            base_iri=self._base,
-            rename_blank_nodes=self._rename,
-        )
 
     def readable(self) -> bool:
         return True
@@ -168,12 +164,13 @@ class NQuadsReader(io.BufferedIOBase):
 
     def _piece(self) -> bytes:
         """The next statements as lines; empty at the end of the document."""
-        import pyoxigraph
-
         try:
-            data = pyoxigraph.serialize(itertools.islice(self._quads, _PIECE), format=pyoxigraph.RdfFormat.N_QUADS)
+            piece = next(self._pieces, None)
         except SyntaxError as error:
             raise self._syntax_error(error) from None
+        if piece is None:
+            return b""
+        data = pyoxigraph.serialize(piece, format=pyoxigraph.RdfFormat.N_QUADS)
         assert data is not None
         if b"\\" in data:
             data = _ESCAPE.sub(_unescape, data)
@@ -182,169 +179,24 @@ class NQuadsReader(io.BufferedIOBase):
     def _syntax_error(self, error: SyntaxError) -> InputError:
         detail = _POSITION.sub("", str(error.msg or error))
         line, column = error.lineno, error.offset
-        if line is None:  # pyoxigraph's RDF/XML parser says no position
-            line, column = self._locate()
+        if line is None and self._name != "-":  # pyoxigraph's RDF/XML parser says no position
+            found = rdfxml.locate(lambda: _decompressed(self._name), self._base)
+            line, column = found if found is not None else (None, None)
         if self._base is None and "No scheme found" in detail:  # a relative IRI
             detail += " (standard input has no base IRI for relative IRIs)"
         return InputError(f"syntax error: {detail}", source=self._shown, line=line, column=column)
 
-    def _locate(self) -> tuple[int | None, int | None]:
-        """Where the error is: the document read again, a line at a time, then the line the
-        error came in a character at a time (a named file; standard input is gone)."""
-        if self._name == "-":
-            return None, None
-        line = self._failing(_Trickle(None))
-        if line is None:
-            return None, None
-        return line, self._failing(_Trickle(line))
 
-    def _failing(self, trickle: _Trickle) -> int | None:
-        """The line (or, trickling a line, the column) at which the parser fails."""
-        from ldids.dumps.run import _open_input
-
-        with ExitStack() as stack:
-            try:
-                source, _, _ = _open_input(self._name, stack)
-            except InputError:
-                return None
-            trickle.source = source
-            try:
-                for _ in self._parse(trickle):
-                    pass
-            except SyntaxError:
-                return trickle.column if trickle.slow_line is not None else trickle.line
-        return None
+def _pieces(quads: QuadParser) -> Iterator[list[Quad]]:
+    while piece := list(itertools.islice(quads, _PIECE)):
+        yield piece
 
 
-class _Trickle:
-    """A byte stream given to a parser a line at a time (and one line a character at a
-    time), counting: the error comes when the line (character) that completes it is read."""
-
-    def __init__(self, slow_line: int | None) -> None:
-        self.source: InputStream | None = None
-        self.slow_line = slow_line
-        self.line = 0  # of the last line given, 1-based
-        self.column = 0  # characters given of the slow line
-        self._rest = b""
-
-    def read(self, size: int = -1) -> bytes:
-        assert self.source is not None
-        if not self._rest:
-            self._rest = self.source.readline()
-            if not self._rest:
-                return b""
-            self.line += 1
-        if self.line != self.slow_line:
-            given, self._rest = self._rest, b""
-            return given
-        length = _utf8_length(self._rest[0])  # one character
-        given, self._rest = self._rest[:length], self._rest[length:]
-        self.column += 1
-        return given
-
-
-def _utf8_length(lead: int) -> int:
-    return 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
-
-
-# -- RDF/XML: untrusted XML (DESIGN.md §7) -------------------------------------------------------
-
-
-class _CheckedXml:
-    """An RDF/XML document's bytes as pyoxigraph reads them, checked by lxml on the way: its
-    prolog before pyoxigraph sees any of it, then every byte, 64 KiB at a time, before it is
-    handed on (pyoxigraph asks for 2 KiB at a time; lxml would take longer over as many)."""
-
-    def __init__(self, source: InputStream, shown: str) -> None:
-        from lxml import etree
-
-        self._source, self._shown = source, shown
-        self._error = etree.XMLSyntaxError
-        # The options of ldids.safexml: no DTD loaded, no entity expanded, nothing fetched.
-        nothing = cast("etree.ParserTarget[None]", _Nothing())
-        self._parser = etree.XMLParser(
-            target=nothing, resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
-        )
-        self._checked = self._check(_prolog(source, shown))
-        self._offset = 0
-        self._ended = False
-
-    def _check(self, data: bytes) -> bytes:
-        try:
-            if data:
-                self._parser.feed(data)
-            else:
-                self._ended = True
-                self._parser.close()
-        except self._error as error:
-            raise _malformed(error, self._shown) from None
-        return data
-
-    def read(self, size: int = -1) -> bytes:
-        if self._offset == len(self._checked):
-            if self._ended:
-                return b""
-            self._checked, self._offset = self._check(self._source.read(1 << 16)), 0
-        end = len(self._checked) if size is None or size < 0 else self._offset + size
-        data = self._checked[self._offset : end]
-        self._offset += len(data)
-        return data
-
-
-class _Nothing:
-    """An lxml parser target that keeps nothing: the parser checks the document and builds no
-    tree (a target without start/end/data methods costs no Python call per element)."""
-
-    def close(self) -> None:
-        return None
-
-
-def _malformed(error: Any, shown: str) -> InputError:
-    line, column = error.position if error.position else (error.lineno, 0)
-    return InputError(f"malformed XML: {error.msg}", source=shown, line=max(line, 1), column=max(column, 1))
-
-
-_REFUSED_ENTITIES = "refused: the document declares XML entities (a DTD internal subset)"
-
-
-def _prolog(source: InputStream, shown: str) -> bytes:
-    """The document's first bytes, up to its root element's start at least, once ldids.safexml's
-    checks pass: no entity declared, no external DTD named."""
-    from lxml import etree
-
-    from ldids.safexml import _declared_entity
-
-    reader = etree.XMLPullParser(
-        events=("start",), resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
-    )
-    head = bytearray()
-    while True:
-        piece = source.read(1 << 16)
-        head += piece
-        declared = _declared_entity(bytes(head))
-        if declared is not None:
-            line = head.count(b"\n", 0, declared) + 1
-            column = declared - (head.rfind(b"\n", 0, declared) + 1) + 1
-            raise InputError(_REFUSED_ENTITIES, source=shown, line=line, column=column)
-        if not piece:  # no element: what is wrong is said as the document is read
-            return bytes(head)
-        try:
-            reader.feed(piece)
-        except etree.XMLSyntaxError as error:
-            raise _malformed(error, shown) from None
-        for _, root in reader.read_events():
-            info = root.getroottree().docinfo
-            dtd = info.internalDTD
-            if dtd is not None and any(True for _ in dtd.iterentities()):
-                raise InputError(_REFUSED_ENTITIES, source=shown, line=1, column=1)
-            if info.system_url:
-                raise InputError(
-                    f"refused: the document names an external DTD ({info.system_url})", source=shown, line=1, column=1
-                )
-            return bytes(head)
+@contextmanager
+def _decompressed(path: str) -> Iterator[InputStream]:
+    with open_input(path) as (source, _, _):
+        yield source
 
 
 def _format(name: str) -> RdfFormat:
-    import pyoxigraph
-
-    return getattr(pyoxigraph.RdfFormat, _OXIGRAPH_NAMES[name])  # type: ignore[no-any-return]
+    return getattr(RdfFormat, _OXIGRAPH_NAMES[name])  # type: ignore[no-any-return]

@@ -20,13 +20,13 @@ import binascii
 from collections.abc import Iterator
 
 from lxml import etree
-from rdflib import Graph
 from rdflib.namespace import DC
 from rdflib.term import Literal, Node, URIRef
 
 from ldids import safexml
 from ldids.errors import InputError
 from ldids.ntriples import Quad
+from ldids.rdf.oxigraph import embedded_rdf_xml, embedded_rdf_xml_bytes
 
 __all__ = ["FOXML", "is_foxml", "read"]
 
@@ -119,22 +119,14 @@ def dublin_core(subject: Node, container: etree._Element) -> Iterator[Quad]:
 def _relations(subject: URIRef, version: etree._Element, source: str | None) -> Iterator[Quad]:
     rdf = version.find(f"{_F}xmlContent/{_RDF}")
     if rdf is not None:
-        payload = etree.tostring(rdf)
-        line = rdf.sourceline
-    else:
-        binary = version.find(f"{_F}binaryContent")
-        if binary is None:
-            return  # managed or external content: nothing inline to read
-        try:
-            payload = base64.b64decode("".join((binary.text or "").split()), validate=True)
-        except binascii.Error as error:
-            raise InputError(f"binaryContent is not base64: {error}", source=source, line=binary.sourceline) from error
-        line = binary.sourceline
-        safexml.parse(payload, source)  # the decoded RDF/XML is untrusted XML too
-    graph = Graph()
+        yield from embedded_rdf_xml(rdf, str(subject), source, "the RELS datastream")
+        return
+    binary = version.find(f"{_F}binaryContent")
+    if binary is None:
+        return  # managed or external content: nothing inline to read
     try:
-        graph.parse(data=payload, format="xml", publicID=str(subject))
-    except Exception as error:  # rdflib raises many kinds for bad RDF/XML
-        raise InputError(f"RELS datastream is not valid RDF/XML: {error}", source=source, line=line) from error
-    for s, p, o in graph:
-        yield (s, p, o, None)
+        payload = base64.b64decode("".join((binary.text or "").split()), validate=True)
+    except binascii.Error as error:
+        raise InputError(f"binaryContent is not base64: {error}", source=source, line=binary.sourceline) from error
+    # The decoded RDF/XML is untrusted XML too: the RDF/XML reader checks it as it checks files.
+    yield from embedded_rdf_xml_bytes(payload, str(subject), source, "the RELS datastream", binary.sourceline)

@@ -1,14 +1,14 @@
 """Reading and writing RDF for the command line and the service (I/O, outside the core).
 
 Formats are named as rdflib names them, guessed from file extensions or content, and
-accepted as MIME types. N-Triples, N-Quads, Turtle and TriG are read by pyoxigraph, which
-conforms to the W3C RDF 1.1 test suites (tests/test_w3c_rdf.py) and validates IRIs
-(RFC 3987) and language tags (BCP 47); RDF/XML and JSON-LD by rdflib. Input is untrusted
-(DESIGN.md §7): XML is checked by :mod:`ldids.safexml` before rdflib sees it, JSON-LD may
-not name remote contexts, and nothing named in the data is ever fetched. Syntax errors say
-file, line and column. Relative IRIs resolve against a base IRI (DESIGN.md §6a): the one
-given, else a file's ``file:`` IRI; data with no base (standard input, a request body)
-may not hold any. Inputs are decompressed, and outputs compressed, as their names say;
+accepted as MIME types. N-Triples, N-Quads, Turtle, TriG and RDF/XML are read by pyoxigraph,
+which conforms to the W3C RDF 1.1 test suites (tests/test_w3c_rdf.py, tests/test_rdf_xml.py)
+and validates IRIs (RFC 3987) and language tags (BCP 47); JSON-LD by rdflib. Input is
+untrusted (DESIGN.md §7): XML is checked by lxml as it is read (:mod:`ldids.safexml`,
+:mod:`ldids.rdf.rdfxml`), JSON-LD may not name remote contexts, and nothing named in the
+data is ever fetched. Syntax errors say file, line and column. Relative IRIs resolve against
+a base IRI (DESIGN.md §6a): the one given, else a file's ``file:`` IRI; data with no base
+(standard input, a request body) may not hold any. Inputs are decompressed, and outputs compressed, as their names say;
 outputs appear whole or not at all (:func:`ldids.rdf.files.atomic_output`).
 """
 
@@ -149,16 +149,14 @@ def _parse_rdf(
         if prefixes is not None:
             keep_prefixes(prefixes, declared.items())
         return read
-    if fmt.name == "xml":
-        safexml.parse(data, source)  # refuses entity declarations, reports syntax errors
-    elif fmt.name == "json-ld":
+    if fmt.name == "json-ld":
         _check_json_ld(data, source)
     target: Graph = Dataset() if fmt.quads else Graph()
     bound_before = set(target.namespaces())  # rdflib's own, which the writers bind anyway
     try:
         with _rdflib_quietly():
-            # Without a base, RDF/XML keeps relative IRIs as they are and JSON-LD would resolve
-            # them against the working directory: both resolve against a stand-in, refused below.
+            # Without a base, JSON-LD would resolve relative IRIs against the working
+            # directory: they resolve against a stand-in, refused below.
             target.parse(data=data, format=fmt.name, publicID=base or (_NO_BASE if fmt.name == "json-ld" else None))
     except Exception as error:  # rdflib's parsers raise many unrelated types
         raise _syntax_error(error, data, fmt, source) from error
@@ -176,7 +174,7 @@ def _parse_rdf(
     return quads
 
 
-# -- Relative IRIs in RDF/XML and JSON-LD, read by rdflib ---------------------------------------
+# -- Relative IRIs in JSON-LD, read by rdflib --------------------------------------------------
 
 #: What a JSON-LD document with no base resolves relative IRIs against, to find them (the
 #: .invalid domain is reserved never to resolve, RFC 2606 §2).

@@ -58,13 +58,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from lxml import etree
-from rdflib import Graph
 from rdflib.namespace import RDF
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from ldids.errors import InputError
 from ldids.ntriples import Quad
-from ldids.rdf.reference import has_scheme, resolve
+from ldids.rdf.oxigraph import embedded_rdf_xml
+from ldids.rdf.reference import has_scheme
 from ldids.schemes._chars import iri_forbidden
 
 __all__ = ["Reading", "element", "elements", "format_of", "metadata", "own_text"]
@@ -244,26 +243,8 @@ def _literal(text: str, language: str | None, reading: Reading) -> Literal:
 
 
 def _rdf_xml(base: URIRef, node: etree._Element, reading: Reading) -> Iterator[Quad]:
-    graph = Graph()
-    try:
-        # No base given to rdflib, which resolves against hierarchical schemes only: every
-        # relative IRI is resolved below, against the record's IRI, as RFC 3986 says.
-        graph.parse(data=etree.tostring(node), format="xml")
-    except Exception as error:  # rdflib raises many kinds for bad RDF/XML
-        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise InputError(
-            f"the RDF/XML in the record is not valid: {message}", source=reading.source, line=reading.line(node)
-        ) from error
-    for s, p, o in graph:
-        yield (_absolute(s, base), _absolute(p, base), _absolute(o, base), None)
-
-
-def _absolute(term: Node, base: URIRef) -> Node:
-    if isinstance(term, URIRef) and not has_scheme(str(term)):
-        return URIRef(resolve(str(base), str(term)))
-    if isinstance(term, Literal) and term.datatype is not None and not has_scheme(str(term.datatype)):
-        return Literal(str(term), datatype=URIRef(resolve(str(base), str(term.datatype))))
-    return term
+    # Relative IRIs resolve against the record's IRI, as RFC 3986 §5 says.
+    yield from embedded_rdf_xml(node, str(base), reading.source, "the RDF/XML in the record")
 
 
 def elements(node: etree._Element | None) -> list[etree._Element]:

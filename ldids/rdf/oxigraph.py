@@ -1,26 +1,33 @@
-"""N-Triples, N-Quads, Turtle and TriG read by pyoxigraph, which conforms to the W3C RDF 1.1
-test suites (tests/test_w3c_rdf.py) and validates IRIs (RFC 3987) and language tags
-(BCP 47), its terms given to the passes as rdflib terms."""
+"""N-Triples, N-Quads, Turtle, TriG and RDF/XML read by pyoxigraph, which conforms to the W3C
+RDF 1.1 test suites (tests/test_w3c_rdf.py, tests/test_rdf_xml.py) and validates IRIs
+(RFC 3987) and language tags (BCP 47), its terms given to the passes as rdflib terms. RDF/XML
+is read through :mod:`ldids.rdf.rdfxml`, which checks it as untrusted XML."""
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
 
 import pyoxigraph as ox
+from lxml import etree
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids.errors import InputError
 from ldids.ntriples import Quad
+from ldids.rdf import rdfxml
 from ldids.rdf.files import Format
+from ldids.rdf.formats import resolve_format
 
-__all__ = ["OXIGRAPH_FORMATS", "check_base", "keep_prefixes", "oxigraph_quads"]
+__all__ = ["OXIGRAPH_FORMATS", "check_base", "embedded_rdf_xml", "keep_prefixes", "oxigraph_quads"]
 
 OXIGRAPH_FORMATS = {
     "nt": ox.RdfFormat.N_TRIPLES,
     "nquads": ox.RdfFormat.N_QUADS,
     "turtle": ox.RdfFormat.TURTLE,
     "trig": ox.RdfFormat.TRIG,
+    "xml": ox.RdfFormat.RDF_XML,
 }
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _BOM = b"\xef\xbb\xbf"
@@ -55,27 +62,52 @@ def oxigraph_quads(
     Blank nodes get labels of their own per document (two files' ``_:b`` are two nodes),
     or, given ``blank_nodes``, the nodes that dictionary holds for their labels. A UTF-8 byte
     order mark is an encoding's signature, not data (RFC 3629 §6): it is passed over."""
-    parser = ox.parse(
-        data[len(_BOM) :] if data.startswith(_BOM) else data,
-        OXIGRAPH_FORMATS[fmt.name],
-        base_iri=base,
-        rename_blank_nodes=blank_nodes is None,
-    )
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
     converted = _Terms(data, source, blank_nodes)
+    if fmt.name == "xml":
+        document = rdfxml.Document(io.BytesIO(data), source, base, rename_blank_nodes=blank_nodes is None)
+        pieces: Iterable[Iterable[ox.Quad]] = document.pieces(4096)
+    else:
+        parser = ox.parse(data, OXIGRAPH_FORMATS[fmt.name], base_iri=base, rename_blank_nodes=blank_nodes is None)
+        pieces = (parser,)
     try:
-        for quad in parser:
-            name = quad.graph_name
-            yield (
-                converted.term(quad.subject),
-                converted.term(quad.predicate),
-                converted.term(quad.object),
-                None if isinstance(name, ox.DefaultGraph) else converted.term(name),
-            )
+        for piece in pieces:
+            for quad in piece:
+                name = quad.graph_name
+                yield (
+                    converted.term(quad.subject),
+                    converted.term(quad.predicate),
+                    converted.term(quad.object),
+                    None if isinstance(name, ox.DefaultGraph) else converted.term(name),
+                )
     except SyntaxError as error:
         message = _OX_WHERE.sub("", str(error.msg)) or "not RDF"
-        raise InputError(f"syntax error: {message}", source=source, line=error.lineno, column=error.offset) from error
+        line, column = error.lineno, error.offset
+        if line is None and fmt.name == "xml":  # pyoxigraph's RDF/XML parser says no position
+            line, column = rdfxml.locate(lambda: nullcontext(io.BytesIO(data)), base) or (None, None)
+        if base is None and "No scheme found" in message:  # a relative IRI
+            message += " (no base IRI to resolve relative IRIs against)"
+        raise InputError(f"syntax error: {message}", source=source, line=line, column=column) from error
     if prefixes is not None:
-        prefixes.update(parser.prefixes)  # the document's @prefix / PREFIX declarations, read whole
+        # The document's @prefix / PREFIX declarations (RDF/XML: its xmlns: declarations), read whole.
+        prefixes.update(document.prefixes if fmt.name == "xml" else parser.prefixes)
+
+
+def embedded_rdf_xml(element: etree._Element, base: str, source: str | None, what: str) -> list[Quad]:
+    """The statements of RDF/XML held in a larger XML document (a FOXML datastream, an OAI-PMH
+    record's metadata), read by the reader of RDF/XML files; relative IRIs resolve against
+    ``base``. An error says where in ``source`` the RDF/XML is, and what it is."""
+    return embedded_rdf_xml_bytes(etree.tostring(element), base, source, what, element.sourceline)
+
+
+def embedded_rdf_xml_bytes(data: bytes, base: str, source: str | None, what: str, line: int | None) -> list[Quad]:
+    try:
+        return list(oxigraph_quads(data, resolve_format("xml"), source or "<data>", base))
+    except InputError as error:
+        # The line within the embedded document counts from the line it starts at.
+        at = None if line is None else line + (error.line or 1) - 1
+        raise InputError(f"{what} is not valid RDF/XML: {error.message}", source=source, line=at) from error
 
 
 class _Terms:
