@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import distributed
 import pytest
@@ -146,3 +146,51 @@ def test_compressed_inputs_are_read_whole(client: object, tmp_path: Path, extens
     normalize_on_dask([str(packed)], str(folder), Settings(Config()), client=client, blocksize=4096, links=False)
     parts = sorted(folder.glob("part-*.nt"))
     assert b"".join(part.read_bytes() for part in parts) == expected.read_bytes()
+
+
+@pytest.mark.parametrize("on_error", ["stop", "skip"])
+def test_a_dump_cut_inside_a_line_is_an_error(
+    client: object, tmp_path: Path, on_error: Literal["stop", "skip"]
+) -> None:
+    source = tmp_path / "a.nt"
+    write_dump(source, 0, 1000)
+    with source.open("a") as out:
+        out.write('<http://example.org/s> <http://example.org/p> "cut')
+    folder = tmp_path / "out"
+    settings = Settings(Config(), on_error=on_error)
+    with pytest.raises(InputError, match="cut short") as caught:
+        normalize_on_dask([str(source)], str(folder), settings, client=client, blocksize=4096)
+    assert caught.value.line == 1001
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.nt"]
+
+
+def test_a_last_line_without_a_line_break_is_read(client: object, tmp_path: Path) -> None:
+    source = tmp_path / "a.nt"
+    write_dump(source, 0, 1000)
+    with source.open("a") as out:
+        out.write("<http://example.org/s> <http://example.org/p> <http://example.org/o> .")
+    summary = normalize_on_dask([str(source)], str(tmp_path / "out"), Settings(Config()), client=client, blocksize=4096)
+    assert summary.lines_in == summary.lines_out == 1001
+
+
+@pytest.mark.parametrize("extension", [".gz", ".bz2", ".xz", ".zst"])
+@pytest.mark.parametrize("on_error", ["stop", "skip"])
+def test_a_compressed_file_cut_short_is_an_error(
+    client: object, tmp_path: Path, extension: str, on_error: Literal["stop", "skip"]
+) -> None:
+    from ldids.rdf.compression import compression_of
+
+    plain = tmp_path / "a.nt"
+    write_dump(plain, 0, 3000)
+    packed = tmp_path / f"a.nt{extension}"
+    found = compression_of(str(packed))
+    assert found is not None
+    with packed.open("wb") as raw:
+        out = found.writer(raw)
+        out.write(plain.read_bytes())
+        out.close()
+    packed.write_bytes(packed.read_bytes()[: packed.stat().st_size // 2])
+    folder = tmp_path / "out"
+    with pytest.raises(InputError, match="cannot decompress"):
+        normalize_on_dask([str(packed)], str(folder), Settings(Config(), on_error=on_error), client=client)
+    assert not folder.exists()

@@ -9,6 +9,7 @@ graph passes. ``undo`` reads that run's output and crosswalk back.
 from __future__ import annotations
 
 import argparse
+import logging
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, TextIO
 
@@ -145,7 +146,11 @@ def _on_dask(args: argparse.Namespace, inputs: list[str], settings: Settings) ->
         raise UsageError("with --dask the links go to OUTPUT/links.nt (or nowhere with --no-links)")
     options = {"links": not args.no_links, "crosswalk": args.crosswalk is not None, "error_file": args.error_file}
     if args.dask == "local":
-        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None)
+        # Workers' logs are not for the command line: a task's InputError (which they log) is
+        # reported once, as the command's own error.
+        cluster = LocalCluster(
+            n_workers=args.workers, threads_per_worker=1, dashboard_address=None, silence_logs=logging.CRITICAL
+        )
         with cluster, Client(cluster) as client:
             return normalize_on_dask(inputs, args.output, settings, client=client, **options)
     with Client(args.dask) as client:

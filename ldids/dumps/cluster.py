@@ -14,6 +14,7 @@ Needs the optional dependencies ``dask`` and ``distributed`` (``pip install 'ldi
 from __future__ import annotations
 
 import collections
+import io
 import shutil
 import tempfile
 from dataclasses import dataclass, replace
@@ -32,19 +33,28 @@ __all__ = ["normalize_on_dask"]
 
 @dataclass(frozen=True)
 class _Partition:
-    """What a task sends back: everything but the statements, which it wrote itself."""
+    """What a task sends back: everything but the statements, which it wrote itself; and
+    whether its block ends without a line break (only a file's last block may)."""
 
     index: int
     path: str
     result: BlockResult
+    unterminated: bool = False
 
 
 def _run_partition(data: bytes, index: int, path: str, settings: Settings, folder: str, suffix: str) -> _Partition:
-    if data and not data.endswith(b"\n"):
+    compression = compression_of(path)
+    if compression is not None:
+        # Decompressed here, by the reader the stream uses: a file cut short or corrupt is an
+        # InputError (Dask's own decompression would give what it could read, and no error).
+        with compression.reader(io.BytesIO(data), path) as reader:
+            data = reader.read()
+    unterminated = bool(data) and not data.endswith(b"\n")
+    if unterminated:
         data += b"\n"
     result = process_block(data, 1, settings)  # line numbers local to the block, fixed by the client
     Path(folder, f"part-{index:05d}{suffix}").write_bytes(result.output)
-    return _Partition(index, path, replace(result, output=b""))
+    return _Partition(index, path, replace(result, output=b""), unterminated)
 
 
 def normalize_on_dask(
@@ -73,12 +83,12 @@ def normalize_on_dask(
     if target.exists():
         raise InputError("the output folder exists already; name a new one", source=output)
     compressed = any(compression_of(path) is not None for path in inputs)
-    # Compressed files cannot be cut: one block per file.
+    # Compressed files cannot be cut: one block per file, decompressed by the task.
     _, per_file, paths = read_bytes(
         inputs,
         delimiter=b"\n",
         blocksize=None if compressed else blocksize,
-        compression="infer",
+        compression=None,
         include_path=True,
         sample=False,
     )
@@ -114,6 +124,16 @@ def _combine(
         result = partition.result
         offset = lines_before.get(partition.path, 0)
         lines_before[partition.path] = offset + result.lines
+        last_bad = result.bad[-1] if result.bad else None
+        if partition.unterminated and last_bad is not None and last_bad.line == result.lines:
+            # As the stream says it (ldids.dumps.run), whatever on_error says: a last line
+            # that is no statement and has no line break is a file cut short.
+            raise InputError(
+                "the input ends inside a statement, without a line break: is it cut short?",
+                source=partition.path,
+                line=last_bad.line + offset,
+                column=last_bad.column,
+            )
         bad_lines.extend((partition.path, replace(bad, line=bad.line + offset)) for bad in result.bad)
         summary.add(result, offset, partition.path)  # line numbers made absolute, as in bad_lines
         found_links.add_all(result.links)
