@@ -165,3 +165,34 @@ def test_the_quad_line_round_trip_is_what_is_validated() -> None:
     # The generated lines are N-Triples that rdflib and pyoxigraph both read.
     graph = Graph().parse(data=_dump(3, 50), format="nt")
     assert all(quad_line((s, p, o, None)) for s, p, o in graph)
+
+
+def test_validate_and_normalize_validate_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ldids.cli import main
+
+    data = Path(__file__).parent / "data" / "streamed.nt"
+    assert main(["validate", str(data), "-w", "2"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "does not conform: 5 results"
+    assert f"{data}:5: Violation: oai:bad: not a valid oai-identifier" in out
+    clean = tmp_path / "clean.nt"
+    clean.write_text("<info:fedora/demo:1> <http://x/p> <http://purl.org/poi/arXiv.org/a> .\n")
+    assert main(["validate", str(clean)]) == 0
+    output = tmp_path / "out.nt"
+    assert main(["normalize", str(data), "-o", str(output), "-q", "--validate"]) == 1
+    assert "not a valid oai-identifier" in capsys.readouterr().err
+    assert main(["normalize", str(clean), "-o", str(output), "-q", "--validate"]) == 0
+
+
+def test_named_graphs_give_no_deprecation_warning() -> None:
+    # pytest turns warnings into errors (pyproject): rdflib's Dataset.default_context would fail this.
+    graph = URIRef("urn:x:g")
+    verdict = validate(
+        [
+            (URIRef("urn:x:s"), URIRef("urn:x:p"), URIRef("oai:bad"), graph),
+            (URIRef("urn:x:s"), URIRef("urn:x:p"), URIRef("oai:bad2"), None),
+        ]
+    )
+    assert {str(v.focus) for v in verdict.violations} == {"oai:bad", "oai:bad2"}

@@ -86,7 +86,10 @@ def _oxigraph_canonical(term: object) -> pyoxigraph.NamedNode | None:
     return None if found is None else pyoxigraph.NamedNode(found)
 
 
-def oxigraph_functions() -> dict[pyoxigraph.NamedNode, Callable[..., pyoxigraph.NamedNode | None]]:
+def oxigraph_functions() -> dict[
+    pyoxigraph.NamedNode,
+    Callable[..., pyoxigraph.NamedNode | pyoxigraph.BlankNode | pyoxigraph.Literal | pyoxigraph.Triple | None],
+]:
     """``custom_functions`` for :meth:`pyoxigraph.Store.query` that define ``ldids:canonical``
     (returning None is pyoxigraph's way of raising a SPARQL error)."""
     import pyoxigraph
