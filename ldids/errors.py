@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["InputError", "LdidsError", "OutputError", "ParseError", "Problem", "render_caret"]
+__all__ = ["InputError", "LdidsError", "OutputError", "ParseError", "Problem", "ShapesError", "render_caret"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,3 +95,14 @@ class OutputError(InputError):
     closed): says which (``<stdout>`` for standard output). An InputError, so that the command
     line reports both alike: one line and exit 2.
     """
+
+
+class ShapesError(InputError):
+    """Shapes that ldids will not run: a pattern outside the XSD regex dialect, a shapes graph
+    that would reach the network (DESIGN.md §6b, §7). ``code`` is stable and dotted
+    (``shapes.network``), shown in brackets after the message; exit 2 on the command line."""
+
+    def __init__(self, code: str, message: str, *, source: str | None = None, line: int | None = None) -> None:
+        super().__init__(f"{message} [{code}]", source=source, line=line)
+        self.code = code
+        self.message = message

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from contextlib import ExitStack
 from typing import TYPE_CHECKING, TextIO
 
@@ -130,7 +131,23 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], formats: list[F
         statements=statements,
     )
     report_dump(args, summary)
+    if getattr(args, "validate", False) and not _valid_output(args):
+        return EXIT_INVALID
     return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
+
+
+def _valid_output(args: argparse.Namespace) -> bool:
+    """``--validate``: the output checked against the shipped shapes, as it is read back in
+    a stream of its own (on as many processes); the report goes to standard error."""
+    from ldids.cli.validate import write_report
+    from ldids.dumps.validation import validate_dump
+    from ldids.resources import shapes_graph
+
+    if args.output == "-":
+        raise UsageError("--validate reads the output back: name it with -o")
+    run = validate_dump([args.output], shapes_graph(), workers=args.workers, max_results=1000)
+    write_report(run.verdict, "text", sys.stderr, 20, run.not_streamable)
+    return run.verdict.conforms and not run.not_streamable
 
 
 def _on_dask(args: argparse.Namespace, inputs: list[str], settings: Settings) -> DumpSummary:
@@ -188,6 +205,8 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
     streamed = _streams(args, formats)
     if streamed is not None:
         return _normalize_dump(args, inputs, streamed)  # imports no rdflib: dumps start fast
+    if getattr(args, "validate", False):
+        raise UsageError("--validate checks a streamed output (N-Triples or N-Quads): use ldids validate")
     from ldids.passes import graph as passes
     from ldids.passes.config import Config
     from ldids.rdf import crosswalk as crosswalk_io

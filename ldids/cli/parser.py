@@ -152,6 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 if invalid identifiers were found, or a reader skipped anything (the summary's 'skipped')",
     )
     normalize.add_argument("-q", "--quiet", action="store_true", help="no summary, no problem list")
+    normalize.add_argument(
+        "--validate",
+        action="store_true",
+        help="check the streamed output against the shipped shapes (report on standard error; exit 1 if it "
+        "does not conform)",
+    )
     store = normalize.add_argument_group("live stores", "Normalize a triplestore in place, in atomic batches.")
     store.add_argument("--sparql", metavar="URL", help="the store's SPARQL 1.1 query endpoint")
     store.add_argument("--sparql-update", metavar="URL", help="its update endpoint (default: the query endpoint)")
@@ -197,8 +203,32 @@ def build_parser() -> argparse.ArgumentParser:
     )
     validate.add_argument("inputs", nargs="+", metavar="DATA")
     validate.add_argument("-i", "--input-format", help="input format name or MIME type (default: guessed)")
-    validate.add_argument("--shapes", action="append", default=[], metavar="FILE", help="more shapes (repeatable)")
-    validate.add_argument("--format", choices=("text", "turtle", "json"), default="text", help="report format")
+    validate.add_argument(
+        "-s", "--shapes", action="append", default=[], metavar="FILE", help="more shapes (repeatable), as pyshacl's -s"
+    )
+    validate.add_argument(
+        "--allow-network",
+        action="store_true",
+        help="run shapes that use owl:imports, SERVICE, FROM or sh:shapesGraph (refused by default)",
+    )
+    validate.add_argument(
+        "-f", "--format", choices=("text", "turtle", "json"), default="text", help="report format (default text)"
+    )
+    validate.add_argument(
+        "-a", "--advanced", action="store_true", help="SHACL-AF features (always on: the shipped shapes use them)"
+    )
+    validate.add_argument(
+        "--engine",
+        choices=("auto", "stream", "pyshacl"),
+        default="auto",
+        help="stream: the shipped shapes checked statement by statement (N-Triples/N-Quads); pyshacl: the whole "
+        "graph in memory; auto (default): stream when no --shapes are given and the data are N-Triples/N-Quads",
+    )
+    validate.add_argument("-w", "--workers", type=int, default=1, help="processes for a streamed run (default 1)")
+    validate.add_argument(
+        "--max-results", type=int, metavar="N", help="keep at most N results in memory (counts go on)"
+    )
+    validate.add_argument("--abort", action="store_true", help="stop at the first result (streamed runs)")
     validate.add_argument("--limit", type=int, default=20, help="results listed in text and JSON (default 20)")
     validate.add_argument("--all", action="store_true", help="list every result")
 

@@ -1,0 +1,162 @@
+"""The shipped shapes (or any streamable ones) checked while a dump streams by.
+
+N-Triples and N-Quads are read in blocks of whole lines, on 1..N processes, as
+:mod:`ldids.dumps.run` reads them; each statement is handed to the checks
+:func:`ldids.shacl.streamed.plan` derived from the shapes, and each result says the file and
+line of the statement that gave it. Turtle and TriG are read incrementally by pyoxigraph (no
+line numbers: its reader gives none per statement). Memory stays bounded: a few blocks in
+flight, at most ``max_results`` results kept (the count per shape goes on), and a bounded set
+of the results seen, as SHACL reports a result once however many statements give it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+
+import pyoxigraph as ox
+from rdflib import Graph
+from rdflib.term import BNode, Literal, Node, URIRef
+
+from ldids.dumps.blocks import blocks
+from ldids.errors import InputError
+from ldids.rdf.files import open_input
+from ldids.shacl.streamed import Plan, plan
+from ldids.shacl.validate import Verdict, Violation
+
+__all__ = ["Streamed", "validate_dump"]
+
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+#: Results remembered to report each once; past this many, one may be reported again.
+SEEN_LIMIT = 1_000_000
+_PLAN: Plan | None = None
+
+
+def _term(term: ox.NamedNode | ox.BlankNode | ox.Literal | ox.DefaultGraph | ox.Triple) -> Node:
+    if isinstance(term, ox.NamedNode):
+        return URIRef(term.value)
+    if isinstance(term, ox.BlankNode):
+        return BNode(term.value)
+    if isinstance(term, ox.Literal):
+        datatype = term.datatype.value
+        if term.language:
+            return Literal(term.value, lang=term.language)
+        # A plain literal, as rdflib reads it from N-Triples (what pyshacl is given).
+        return Literal(term.value, datatype=None if datatype == _XSD_STRING else URIRef(datatype))
+    raise InputError("RDF 1.2 triple terms are not validated")
+
+
+# A finding as it crosses processes: (line, focus, path, value, shape, component, message, severity, graph).
+_Row = tuple[int, Node, "Node | None", Node, Node, URIRef, str, URIRef, "Node | None"]
+
+
+def _check_block(data: bytes, first_line: int) -> tuple[int, list[_Row]]:
+    """The statements of a block of whole N-Triples/N-Quads lines, and what the checks found."""
+    assert _PLAN is not None
+    numbers = [first_line + i for i, line in enumerate(data.split(b"\n")) if line.strip()[:1] not in (b"", b"#")]
+    rows: list[_Row] = []
+    count = 0
+    try:
+        for count, quad in enumerate(ox.parse(data, ox.RdfFormat.N_QUADS), 1):
+            graph = None if isinstance(quad.graph_name, ox.DefaultGraph) else _term(quad.graph_name)
+            triple = (_term(quad.subject), _term(quad.predicate), _term(quad.object))
+            for found in _PLAN.findings(triple):
+                rows.append((numbers[count - 1], *found, graph))
+    except SyntaxError as error:
+        line = numbers[count] if count < len(numbers) else first_line
+        raise InputError(f"not an N-Quads statement: {error}", line=line) from error
+    return count, rows
+
+
+def _start_worker(shapes: str) -> None:
+    global _PLAN
+    _PLAN = plan(Graph().parse(data=shapes, format="turtle"))
+
+
+@dataclass
+class Streamed:
+    """A streamed run's verdict, with what it could not check."""
+
+    verdict: Verdict
+    statements: int = 0
+    not_streamable: list[tuple[Node, str]] = field(default_factory=list)
+
+
+def _blocks(path: str, stack: ExitStack, block_size: int) -> Iterator[tuple[bytes, int]]:
+    stream, _, _ = stack.enter_context(open_input(path))
+    yield from blocks(stream, block_size)
+
+
+def validate_dump(
+    inputs: list[str],
+    shapes: Graph,
+    *,
+    workers: int = 1,
+    max_results: int | None = None,
+    block_size: int = 1 << 20,
+) -> Streamed:
+    """Check N-Triples/N-Quads files (``-``: standard input) against the streamable shapes of
+    ``shapes``; those that are not streamable are listed in the result, not checked."""
+    global _PLAN
+    checks = plan(shapes)
+    _PLAN = checks
+    run = Streamed(Verdict(True), not_streamable=checks.not_streamable)
+    seen: set[tuple[Node | None, ...]] = set()
+    pool = None
+    with ExitStack() as stack:
+        if workers > 1:
+            context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+            pool = context.Pool(workers - 1, _start_worker, (shapes.serialize(format="turtle"),))
+            stack.callback(pool.terminate)
+        for path in inputs:
+            name = "<stdin>" if path == "-" else path
+            window: deque[tuple[int, object]] = deque()
+            for data, first in _blocks(path, stack, block_size):
+                window.append(
+                    (first, pool.apply_async(_check_block, (data, first)) if pool else _check_block(data, first))
+                )
+                while window and (len(window) > 2 * workers or pool is None):
+                    _take(run, window.popleft()[1], name, seen, max_results)
+            while window:
+                _take(run, window.popleft()[1], name, seen, max_results)
+    run.verdict.violations.sort(key=lambda v: (v.shape, v.file or "", v.line or 0, str(v.focus)))
+    return run
+
+
+def _take(run: Streamed, task: object, name: str, seen: set[tuple[Node | None, ...]], max_results: int | None) -> None:
+    try:
+        count, rows = task.get() if hasattr(task, "get") else task  # type: ignore[misc]
+    except InputError as error:
+        raise InputError(error.message, source=name, line=error.line) from error
+    run.statements += count
+    verdict = run.verdict
+    for line, focus, path, value, shape, component, message, severity, graph in rows:
+        key = (focus, path, value, shape, component, graph)
+        if key in seen:
+            continue
+        if len(seen) < SEEN_LIMIT:
+            seen.add(key)
+        verdict.conforms = False  # any result, of any severity (SHACL §3.6.1)
+        verdict.counts[str(shape)] += 1
+        if max_results is None or len(verdict.violations) < max_results:
+            verdict.violations.append(
+                Violation(
+                    focus,
+                    str(shape),
+                    message,
+                    str(severity).rsplit("#", 1)[-1],
+                    value,
+                    path=path,
+                    component=component,
+                    file=name,
+                    line=line,
+                )
+            )
+
+
+def available_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
