@@ -66,7 +66,9 @@ def oxigraph_quads(
         data = data[len(_BOM) :]
     converted = _Terms(data, source, blank_nodes)
     if fmt.name == "xml":
-        document = rdfxml.Document(io.BytesIO(data), source, base, rename_blank_nodes=blank_nodes is None)
+        document = rdfxml.Document(
+            io.BytesIO(data), source, base, rename_blank_nodes=blank_nodes is None, literals=rdfxml.says_literal(data)
+        )
         pieces: Iterable[Iterable[ox.Quad]] = document.pieces(4096)
     else:
         parser = ox.parse(data, OXIGRAPH_FORMATS[fmt.name], base_iri=base, rename_blank_nodes=blank_nodes is None)

@@ -37,7 +37,7 @@ from lxml import etree
 from ldids.errors import InputError
 from ldids.rdf.files import InputStream
 
-__all__ = ["Document", "canonical_content", "locate"]
+__all__ = ["Document", "canonical_content", "locate", "says_literal"]
 
 _RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 _PARSE_TYPE = f"{{{_RDF}}}parseType"
@@ -55,8 +55,18 @@ class Document:
     pyoxigraph's ``SyntaxError`` (see :func:`locate`) or lxml's, an :class:`InputError` with
     the line and column."""
 
-    def __init__(self, source: InputStream, shown: str, base: str | None, *, rename_blank_nodes: bool) -> None:
-        self._checked = _CheckedXml(source, shown, base)
+    def __init__(
+        self,
+        source: InputStream,
+        shown: str,
+        base: str | None,
+        *,
+        rename_blank_nodes: bool,
+        literals: bool = True,
+    ) -> None:
+        """``literals`` false says the document holds no XML literal (it does not say "Literal"
+        anywhere, see :func:`says_literal`): lxml then only checks it, building no tree."""
+        self._checked = _CheckedXml(source, shown, base, literals)
         self._quads = ox.parse(
             input=cast("IO[bytes]", self._checked),
             format=ox.RdfFormat.RDF_XML,
@@ -136,22 +146,20 @@ class _CheckedXml:
     top-level elements read whole give up their XML literals (:class:`_Literals`) and are
     dropped, so the tree lxml keeps is about one of them at a time."""
 
-    def __init__(self, source: InputStream, shown: str, base: str | None) -> None:
+    def __init__(self, source: InputStream, shown: str, base: str | None, literals: bool) -> None:
         self._source, self._shown = source, shown
-        head, root = _prolog(source, shown)
+        head, root, self.prefixes = _prolog(source, shown)
         # The options of ldids.safexml: no DTD loaded, no entity expanded, nothing fetched.
-        # The one event asked for is the root's start, to hold the tree lxml builds.
-        self._parser = etree.XMLPullParser(
-            events=("start",) if root else (),
-            tag=root,
-            resolve_entities=False,
-            no_network=True,
-            load_dtd=False,
-            huge_tree=False,
-            base_url=base,
-        )
+        options: dict[str, Any] = {"resolve_entities": False, "no_network": True, "load_dtd": False, "huge_tree": False}
+        self._tree: etree.XMLPullParser | None = None
+        if literals:
+            # The one event asked for is the root's start, to hold the tree lxml builds.
+            self._tree = etree.XMLPullParser(events=("start",) if root else (), tag=root, base_url=base, **options)
+            self._parser: Any = self._tree
+        else:
+            # A target without start/end/data methods costs no Python call per element.
+            self._parser = etree.XMLParser(target=cast("etree.ParserTarget[None]", _Nothing()), **options)
         self.literals = _Literals()
-        self.prefixes: dict[str, str] = {}
         self._ended = False
         self._checked = self._check(head)
         self._offset = 0
@@ -166,12 +174,12 @@ class _CheckedXml:
         except etree.XMLSyntaxError as error:
             raise _malformed(error, self._shown) from None
         self.literals.see(data)
-        if self.literals.root is None:
-            for _, root in self._parser.read_events():
-                self.literals.root = root
-                self.prefixes = {prefix: namespace for prefix, namespace in root.nsmap.items() if prefix}
-                break
-        self.literals.collect(ended=self._ended)
+        if self._tree is not None:
+            if self.literals.root is None:
+                for _, root in self._tree.read_events():
+                    self.literals.root = root
+                    break
+            self.literals.collect(ended=self._ended)
         return data
 
     def read(self, size: int = -1) -> bytes:
@@ -268,14 +276,29 @@ class _Literals:
         self.queue.append([canonical, 2 if element.get(_ID) is not None else 1])
 
 
+class _Nothing:
+    """An lxml parser target that keeps nothing: the parser only checks the document."""
+
+    def close(self) -> None:
+        return None
+
+
+def says_literal(data: bytes) -> bool:
+    """Whether a document may hold an XML literal: ``rdf:parseType="Literal"`` and the
+    datatype ``rdf:XMLLiteral`` both say "Literal" (in UTF-8, ldids' only RDF/XML encoding
+    that pyoxigraph reads)."""
+    return data.find(b"Literal") >= 0
+
+
 def _malformed(error: Any, shown: str) -> InputError:
     line, column = error.position if error.position else (error.lineno, 0)
     return InputError(f"malformed XML: {error.msg}", source=shown, line=max(line, 1), column=max(column, 1))
 
 
-def _prolog(source: InputStream, shown: str) -> tuple[bytes, str | None]:
+def _prolog(source: InputStream, shown: str) -> tuple[bytes, str | None, dict[str, str]]:
     """The document's first bytes, up to its root element's start at least, once ldids.safexml's
-    checks pass (no entity declared, no external DTD named), and the root's tag."""
+    checks pass (no entity declared, no external DTD named), the root's tag, and the
+    namespaces the root declares, by prefix (kept as prefixes for Turtle and TriG output)."""
     from ldids.safexml import _declared_entity
 
     reader = etree.XMLPullParser(
@@ -291,7 +314,7 @@ def _prolog(source: InputStream, shown: str) -> tuple[bytes, str | None]:
             column = declared - (head.rfind(b"\n", 0, declared) + 1) + 1
             raise InputError(_REFUSED_ENTITIES, source=shown, line=line, column=column)
         if not piece:  # no element: what is wrong is said as the document is read
-            return bytes(head), None
+            return bytes(head), None, {}
         try:
             reader.feed(piece)
         except etree.XMLSyntaxError as error:
@@ -305,7 +328,8 @@ def _prolog(source: InputStream, shown: str) -> tuple[bytes, str | None]:
                 raise InputError(
                     f"refused: the document names an external DTD ({info.system_url})", source=shown, line=1, column=1
                 )
-            return bytes(head), str(root.tag)
+            prefixes = {prefix: namespace for prefix, namespace in root.nsmap.items() if prefix}
+            return bytes(head), str(root.tag), prefixes
 
 
 # -- Where pyoxigraph's error is --------------------------------------------------------------
