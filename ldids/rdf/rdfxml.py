@@ -173,8 +173,8 @@ class _CheckedXml:
                 self._parser.close()
         except etree.XMLSyntaxError as error:
             raise _malformed(error, self._shown) from None
-        self.literals.see(data)
         if self._tree is not None:
+            self.literals.see(data)
             if self.literals.root is None:
                 for _, root in self._tree.read_events():
                     self.literals.root = root
