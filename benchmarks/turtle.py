@@ -2,12 +2,13 @@
 
 The dump of benchmarks/dump.py (default 1M triples, deterministic), written as Turtle by
 pyoxigraph (statements grouped by subject, prefixed names, numbers in short form) and, with
---rdf-xml, as RDF/XML. Then, side by side, each as its own process:
+--rdf-xml, as RDF/XML and, with --trig, as TriG (the Turtle in one named graph). Then, side
+by side, each as its own process:
 
 - pyoxigraph: parse the Turtle and serialize N-Triples to a file (the parser's own pace);
 - ``ldids normalize`` N-Triples to N-Triples, with 1 worker and with all cores;
 - ``ldids normalize`` Turtle to N-Triples (parsed as it is read, ldids.dumps.rdf_stream), the same;
-- with --rdf-xml, RDF/XML to N-Triples, the same.
+- with --rdf-xml, RDF/XML to N-Triples, the same; with --trig, TriG to N-Quads.
 
 Times and peaks are measured as benchmarks/dump.py measures them (best of ``--repeat``
 rounds; peak RSS and PSS of the process tree from one more run). Prints triples/s, peak
@@ -15,7 +16,7 @@ MiB, the throughput of each other format relative to N-Triples at the same numbe
 (target >= 0.5, peak < 150 MiB), and whether each run wrote the statements the N-Triples run
 wrote (as sets of lines: the dump's blank nodes are labelled, and keep their labels).
 
-    python benchmarks/turtle.py [--triples N] [--repeat N] [--rdf-xml] [--keep]
+    python benchmarks/turtle.py [--triples N] [--repeat N] [--rdf-xml] [--trig] [--keep]
 """
 
 from __future__ import annotations
@@ -52,8 +53,10 @@ def write_as(source: Path, target: Path, name: str) -> None:
 
 
 def same_statements(one: Path, other: Path) -> bool:
+    """Whether two outputs hold the same lines, the graph name of N-Quads lines put aside."""
+    graph = b" <http://example.org/graph> .\n"
     with one.open("rb") as first, other.open("rb") as second:
-        return sorted(first) == sorted(second)
+        return sorted(line.replace(graph, b" .\n") for line in first) == sorted(second)
 
 
 def main() -> int:
@@ -61,6 +64,7 @@ def main() -> int:
     parser.add_argument("--triples", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per tool (the best counts)")
     parser.add_argument("--rdf-xml", action="store_true", help="RDF/XML too")
+    parser.add_argument("--trig", action="store_true", help="TriG too (the dump in a named graph)")
     parser.add_argument("--keep", action="store_true", help="keep the generated files and outputs")
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
@@ -70,9 +74,17 @@ def main() -> int:
     inputs = {"N-Triples": dump, "Turtle": OUT / f"dump-{args.triples}.ttl"}
     if args.rdf_xml:
         inputs["RDF/XML"] = OUT / f"dump-{args.triples}.rdf"
+    if args.trig:
+        inputs["TriG"] = OUT / f"dump-{args.triples}.trig"
     for label, name in (("Turtle", "TURTLE"), ("RDF/XML", "RDF_XML")):
         if label in inputs and not inputs[label].exists():
             write_as(dump, inputs[label], name)
+    if "TriG" in inputs and not inputs["TriG"].exists():
+        # The Turtle in one named graph: TriG's own syntax, the same statements.
+        turtle = inputs["Turtle"].read_text(encoding="utf-8")
+        prologue = "".join(line for line in turtle.splitlines(keepends=True) if line.startswith("@prefix"))
+        body = turtle[len(prologue) :]
+        inputs["TriG"].write_text(f"{prologue}<http://example.org/graph> {{\n{body}}}\n", encoding="utf-8")
     config = OUT / "bench.toml"
     config.write_text(CONFIG)
     cores = os.cpu_count() or 1
@@ -86,7 +98,9 @@ def main() -> int:
         for workers in sorted({1, cores}):
             name = f"ldids {label}, {workers} worker{'s' if workers > 1 else ''}"
             outputs[name] = OUT / f"normalized-{label.replace('/', '').lower()}-{workers}.nt"
-            command = [script, "normalize", str(source), "-o", str(outputs[name]), "-t", "nt"]
+            # TriG's statements are in a named graph: written as N-Quads, compared without it.
+            fmt = "nquads" if label == "TriG" else "nt"
+            command = [script, "normalize", str(source), "-o", str(outputs[name]), "-t", fmt]
             runs.append((name, [*command, "--config", str(config), "--workers", str(workers), "-q"]))
     subprocess.run([sys.executable, "-c", WARM_UP], check=True, env=ENVIRONMENT)
     sizes = ", ".join(f"{label} {path.stat().st_size / 2**20:,.0f} MiB" for label, path in inputs.items())
