@@ -17,6 +17,7 @@ OPERATIONS = [
     ("POST", "/normalize", "normalize_normalize_post"),
     ("POST", "/store/normalize", "normalize_live_store_store_normalize_post"),
     ("POST", "/validate", "validate_validate_post"),
+    ("GET", "/health", "health_health_get"),
     ("GET", "/vocab", "vocabulary_vocab_get"),
     ("GET", "/shapes", "shapes_shapes_get"),
 ]
@@ -30,6 +31,7 @@ ROUTES = [
     ("POST", "/store/normalize"),
     ("POST", "/validate"),
     ("GET", "/"),
+    ("GET", "/health"),
     ("GET", "/vocab"),
     ("GET", "/shapes"),
 ]

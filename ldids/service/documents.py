@@ -23,6 +23,12 @@ def page() -> HTMLResponse:
     return HTMLResponse((resources.files("ldids.service") / "static" / "index.html").read_text(encoding="utf-8"))
 
 
+# Async and trivial: it answers on the event loop, so it says whether the loop is free.
+@router.get("/health", summary="Whether the service answers")
+async def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
 @router.get("/vocab", summary="The ldids vocabulary")
 def vocabulary(request: Request) -> Response:
     return _document(request, [(s, p, o, None) for s, p, o in vocabulary_graph()])

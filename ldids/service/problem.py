@@ -3,6 +3,7 @@ the codes the command line uses."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from fastapi import Request
@@ -41,6 +42,10 @@ async def problem_handler(request: Request, problem: ProblemError) -> JSONRespon
     return problem_response(problem)
 
 
-def input_problem(error: InputError) -> ProblemError:
-    """Unreadable input: 400, with the line and column the reader reported."""
-    return ProblemError(400, "ldids.input", "Unreadable input", error.message, line=error.line, column=error.column)
+def input_problem(error: InputError, folder: Path | None = None) -> ProblemError:
+    """Unreadable input: 400, with the line and column the reader reported; the service's
+    own files (in ``folder``) are not named to the client, the body is "request body"."""
+    detail = error.message
+    if folder is not None:
+        detail = detail.replace(str(folder / "body"), "request body").replace(str(folder), "request")
+    return ProblemError(400, "ldids.input", "Unreadable input", detail, line=error.line, column=error.column)
