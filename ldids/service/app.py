@@ -32,11 +32,12 @@ from fastapi import FastAPI
 from ldids import __version__
 from ldids.passes.config import Config
 from ldids.service import documents, identifiers, normalize, validate
+from ldids.service.pool import Limits, WorkerPool
 from ldids.service.problem import ProblemError, problem_handler
 from ldids.service.state import ServiceState
 from ldids.service.store import IdentityStore
 
-__all__ = ["DEFAULT_MAX_BODY", "create_app"]
+__all__ = ["DEFAULT_MAX_BODY", "Limits", "create_app"]
 
 DEFAULT_MAX_BODY = 10 * 1024 * 1024
 # In this order, routes are matched and listed in the OpenAPI document as they always were.
@@ -49,11 +50,13 @@ def create_app(
     max_body: int = DEFAULT_MAX_BODY,
     store: IdentityStore | None = None,
     sparql: tuple[str, str] | None = None,
+    limits: Limits | None = None,
 ) -> FastAPI:
     """The ASGI application; ``config`` as for the graph passes; ``store`` keeps what every
     normalization learned (``ldids serve`` opens one in its default place); ``sparql`` is the
     (query, update) endpoint pair of a live store that ``POST /store/normalize`` normalizes:
-    the operator's configuration, never a URL taken from a request."""
+    the operator's configuration, never a URL taken from a request; ``limits`` bound the
+    worker pool the CPU work runs in (:mod:`~ldids.service.pool`)."""
     app = FastAPI(
         lifespan=_lifespan,
         title="ldids",
@@ -61,7 +64,7 @@ def create_app(
         description="Find persistent identifiers (Fedora PIDs, info:fedora URIs, OAI identifiers, POIs, handles) "
         "in RDF and put them into canonical form.",
     )
-    app.state.ldids = ServiceState(config or Config(), max_body, store, sparql)
+    app.state.ldids = ServiceState(config or Config(), max_body, store, sparql, WorkerPool(limits or Limits()))
     app.exception_handler(ProblemError)(problem_handler)
     for router in _ROUTERS:
         app.include_router(router)
@@ -72,5 +75,6 @@ def create_app(
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     yield
     state: ServiceState = app.state.ldids
+    state.pool.close()
     if state.store is not None:
         state.store.flush()  # everything on disk when the service stops

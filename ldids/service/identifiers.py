@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from fastapi import APIRouter, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from ldids.errors import ParseError
@@ -50,11 +49,11 @@ async def known(
 async def inspect_many(request: Request, state: AppState, scheme: str | None = None) -> JSONResponse:
     body = await read_body(request, state.max_body)
     try:
-        found = await run_in_threadpool(jobs.inspect, body, scheme, state.config)
+        found = await state.pool.run(jobs.inspect, body, scheme, state.config)
     except UnknownSchemeError as error:
         raise ProblemError(400, "ldids.unknown-scheme", "Unknown scheme", str(error)) from error
     except ValueError as error:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
-        raise ProblemError(400, "ldids.json", "Invalid JSON", str(error), **_position(error)) from error
+        raise ProblemError(400, "ldids.json", "Invalid JSON", str(error), None, **_position(error)) from error
     return JSONResponse(found)
 
 

@@ -50,7 +50,7 @@ async def normalize(
         await spool_body(request, state.max_body, folder / "body")
         job = jobs.NormalizeJob(str(folder), source.name, target.name, links, base, state.config)
         try:
-            done = await run_in_threadpool(jobs.normalize, job)
+            done = await state.pool.run(jobs.normalize, job)
         except InputError as error:
             raise input_problem(error, folder) from error
         if state.store is not None:

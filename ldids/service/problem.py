@@ -19,9 +19,12 @@ PROBLEM = "application/problem+json"
 class ProblemError(Exception):
     """An error to answer with problem details (RFC 9457)."""
 
-    def __init__(self, status: int, code: str, title: str, detail: str, **extra: Any) -> None:
+    def __init__(
+        self, status: int, code: str, title: str, detail: str, headers: dict[str, str] | None = None, **extra: Any
+    ) -> None:
         super().__init__(detail)
         self.status, self.code, self.title, self.detail, self.extra = status, code, title, detail, extra
+        self.headers = headers or {}
 
 
 def problem_response(problem: ProblemError) -> JSONResponse:
@@ -34,7 +37,7 @@ def problem_response(problem: ProblemError) -> JSONResponse:
         "code": problem.code,
         **{key: value for key, value in problem.extra.items() if value is not None},
     }
-    return JSONResponse(body, status_code=problem.status, media_type=PROBLEM)
+    return JSONResponse(body, status_code=problem.status, media_type=PROBLEM, headers=problem.headers)
 
 
 async def problem_handler(request: Request, problem: ProblemError) -> JSONResponse:

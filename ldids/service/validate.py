@@ -8,7 +8,6 @@ import tempfile
 from pathlib import Path
 
 from fastapi import APIRouter, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, Response
 from starlette.background import BackgroundTask
 from starlette.datastructures import UploadFile
@@ -43,7 +42,7 @@ async def validate(
             source, shapes = content_format(request).name, None
             await spool_body(request, state.max_body, folder / "body")
         try:
-            await run_in_threadpool(jobs.validate, jobs.ValidateJob(str(folder), source, shapes, base, media))
+            await state.pool.run(jobs.validate, jobs.ValidateJob(str(folder), source, shapes, base, media))
         except InputError as error:
             raise input_problem(error, folder) from error
         except LdidsError as error:
