@@ -28,12 +28,20 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
 
 from ldids import __version__
 from ldids.passes.config import Config
 from ldids.service import documents, identifiers, normalize, validate
 from ldids.service.pool import Limits, WorkerPool
-from ldids.service.problem import ProblemError, problem_handler
+from ldids.service.problem import (
+    ProblemError,
+    http_problem,
+    problem_handler,
+    server_problem,
+    validation_problem,
+)
 from ldids.service.state import ServiceState
 from ldids.service.store import IdentityStore
 
@@ -66,6 +74,9 @@ def create_app(
     )
     app.state.ldids = ServiceState(config or Config(), max_body, store, sparql, WorkerPool(limits or Limits()))
     app.exception_handler(ProblemError)(problem_handler)
+    app.exception_handler(HTTPException)(http_problem)
+    app.exception_handler(RequestValidationError)(validation_problem)
+    app.exception_handler(Exception)(server_problem)
     for router in _ROUTERS:
         app.include_router(router)
     return app

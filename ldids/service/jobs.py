@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ldids.errors import InputError
 from ldids.passes.config import Config
 from ldids.rdf.files import InputStream
 
-__all__ = ["NormalizeJob", "Normalized", "ValidateJob", "inspect", "normalize", "streamed", "validate"]
+__all__ = ["NormalizeJob", "Normalized", "ShapesError", "ValidateJob", "inspect", "normalize", "streamed", "validate"]
 
 _LINE_FORMATS = ("nt", "nquads")
 
@@ -61,9 +62,16 @@ def streamed(source: str, target: str) -> bool:
 def normalize(job: NormalizeJob) -> Normalized:
     """Normalize ``folder/body`` into ``folder/out``; raises InputError for bad input."""
     folder = Path(job.folder)
-    if streamed(job.source, job.target):
-        return _normalize_stream(job, folder)
-    return _normalize_graph(job, folder)
+    try:
+        if streamed(job.source, job.target):
+            return _normalize_stream(job, folder)
+        return _normalize_graph(job, folder)
+    except RecursionError:  # a reader's own recursion (JSON-LD, RDF/XML nesting)
+        raise _too_deep() from None
+
+
+def _too_deep() -> InputError:
+    return InputError("the document nests too deeply to be read", source="request body")
 
 
 def _normalize_stream(job: NormalizeJob, folder: Path) -> Normalized:
@@ -129,7 +137,16 @@ def inspect(body: bytes, scheme: str | None, config: Config) -> list[dict[str, A
         raise ValueError("the JSON nests too deeply") from error
     if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
         raise ValueError("the body must be a JSON list of strings")
+    for position, text in enumerate(texts):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:  # a lone surrogate escape: no character (RFC 8259 §8.2)
+            raise ValueError(f"item {position} holds a lone surrogate, which is no character") from error
     return [config.registry.inspect(text, scheme).to_json() for text in texts]
+
+
+class ShapesError(ValueError):
+    """Shapes sent along that the SHACL engine cannot use; 422 in the service."""
 
 
 @dataclass(frozen=True)
@@ -146,9 +163,12 @@ class ValidateJob:
 
 def validate(job: ValidateJob) -> None:
     """Validate with the shipped shapes and those sent along; raises InputError for bad input."""
+    from pyparsing import ParseBaseException
+    from pyshacl.errors import ReportableRuntimeError
     from rdflib import Graph
 
     from ldids.rdf import io as rdfio
+    from ldids.service.shapes import check_shapes
     from ldids.shacl.validate import validate as validate_data
 
     folder = Path(job.folder)
@@ -157,9 +177,22 @@ def validate(job: ValidateJob) -> None:
         graph = Graph()
         for s, p, o, _ in rdfio.read_bytes((folder / "shapes").read_bytes(), job.shapes, "shapes", job.base).quads:
             graph.add((s, p, o))
+        check_shapes(graph)
         extra.append(graph)
-    found = rdfio.read_bytes((folder / "body").read_bytes(), job.source, "request body", job.base)
-    verdict = validate_data(found.quads, extra)
+    try:
+        found = rdfio.read_bytes((folder / "body").read_bytes(), job.source, "request body", job.base)
+    except RecursionError:
+        raise _too_deep() from None
+    try:
+        verdict = validate_data(found.quads, extra)
+    except ReportableRuntimeError as error:  # the shapes sent along cannot be used
+        if not extra:
+            raise
+        raise ShapesError(f"the shapes cannot be used: {error.message}") from None
+    except ParseBaseException as error:  # SPARQL in the shapes sent along that does not parse
+        if not extra:
+            raise
+        raise ShapesError(f"SPARQL in the shapes does not parse: {error}") from None
     out = folder / "out"
     if job.media == "text/turtle":
         out.write_bytes(verdict.report.serialize(format="turtle", encoding="utf-8"))

@@ -22,7 +22,7 @@ from ldids.service.negotiation import DEFAULT_TYPE, accepted, content_format, rd
 from ldids.service.problem import ProblemError, input_problem
 from ldids.service.state import AppState
 
-__all__ = ["BASE_DESCRIPTION", "router"]
+__all__ = ["BASE_DESCRIPTION", "checked_base", "router"]
 
 router = APIRouter()
 
@@ -30,6 +30,20 @@ BASE_DESCRIPTION = (
     "the absolute IRI relative IRIs in the body resolve against (as ldids normalize --base); "
     "without it a relative IRI is an error: a request body has no place of its own"
 )
+
+
+def checked_base(base: str | None) -> str | None:
+    """The ``base`` parameter if it is an absolute IRI (RFC 3987), else 400."""
+    if base is not None:
+        import pyoxigraph
+
+        try:
+            pyoxigraph.NamedNode(base)
+        except ValueError as error:  # UnicodeError (a lone surrogate) is one too
+            raise ProblemError(
+                400, "ldids.base", "Invalid base IRI", f"base must be an absolute IRI: {error}"
+            ) from None
+    return base
 
 
 @router.post("/normalize", summary="Normalize RDF: Content-Type in, Accept out")
@@ -42,6 +56,7 @@ async def normalize(
     """The answer is what ``ldids normalize -i SOURCE -t TARGET [--base B] [--no-links]``
     writes for the same body: the body is read whole (spooled to a file) before anything is
     parsed, then normalized by the command line's own path for that pair of formats."""
+    base = checked_base(base)
     source = content_format(request)
     media = accepted(request, rdf_offers(), source.media_types[0] if source.writable else DEFAULT_TYPE)
     target = rdfio.resolve_format(media)

@@ -17,8 +17,9 @@ from ldids.rdf import io as rdfio
 from ldids.service import jobs
 from ldids.service.body import limited_request, spool_body
 from ldids.service.negotiation import DEFAULT_TYPE, accepted, content_format
-from ldids.service.normalize import BASE_DESCRIPTION
+from ldids.service.normalize import BASE_DESCRIPTION, checked_base
 from ldids.service.problem import ProblemError, input_problem
+from ldids.service.shapes import UnsafeShapesError
 from ldids.service.state import AppState
 
 __all__ = ["router"]
@@ -32,6 +33,7 @@ _VERDICT_TYPES = ["application/json", "text/turtle", "text/plain"]
 async def validate(
     request: Request, state: AppState, base: str | None = Query(None, description=BASE_DESCRIPTION)
 ) -> Response:
+    base = checked_base(base)
     media = accepted(request, _VERDICT_TYPES, "application/json")
     content_type = (request.headers.get("content-type") or "").lower()
     folder = Path(tempfile.mkdtemp(prefix="ldids-request-"))
@@ -45,6 +47,10 @@ async def validate(
             await state.pool.run(jobs.validate, jobs.ValidateJob(str(folder), source, shapes, base, media))
         except InputError as error:
             raise input_problem(error, folder) from error
+        except UnsafeShapesError as error:
+            raise ProblemError(422, "ldids.unsafe-shapes", "Shapes that reach elsewhere", str(error)) from error
+        except jobs.ShapesError as error:
+            raise ProblemError(422, "ldids.shapes", "Unusable shapes", str(error)) from error
         except LdidsError as error:
             raise ProblemError(400, "ldids.input", "Unreadable input", str(error)) from error
     except BaseException:

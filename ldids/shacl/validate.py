@@ -83,6 +83,8 @@ def validate(quads: Iterable[Quad], extra_shapes: Iterable[Graph] = ()) -> Verdi
     conforms, report, _ = shacl_validate(
         target, shacl_graph=shapes, advanced=True, inference="none", do_owl_imports=False
     )
+    if isinstance(report, Exception):  # pyshacl returns, not raises, a ValidationFailure
+        raise report
     violations = []
     for result in sorted(report.subjects(SH.focusNode, None), key=str):
         severity = report.value(result, SH.resultSeverity)
