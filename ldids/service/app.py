@@ -67,6 +67,8 @@ def create_app(
     worker pool the CPU work runs in (:mod:`~ldids.service.pool`)."""
     app = FastAPI(
         lifespan=_lifespan,
+        docs_url=None,  # served by ldids.service.documents, from files it ships, not a CDN
+        redoc_url=None,
         title="ldids",
         version=__version__,
         description="Find persistent identifiers (Fedora PIDs, info:fedora URIs, OAI identifiers, POIs, handles) "
@@ -79,6 +81,7 @@ def create_app(
     app.exception_handler(Exception)(server_problem)
     for router in _ROUTERS:
         app.include_router(router)
+    app.mount(documents.DOCS_ASSETS, documents.docs_assets(), name="docs-assets")
     return app
 
 
