@@ -237,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--sparql", metavar="URL", help="a live store's SPARQL query endpoint, for POST /store/normalize"
     )
     serve.add_argument("--sparql-update", metavar="URL", help="its update endpoint (default: the query endpoint)")
+    serve.add_argument(
+        "--token-file", metavar="FILE", help="a file holding the token POST /store/normalize needs (Bearer)"
+    )
 
     undo = commands.add_parser(
         "undo",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TextIO
 
 from ldids.cli.exit_code import EXIT_OK, UsageError
@@ -30,6 +31,14 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         seconds=args.time_limit,
         memory=args.memory_limit * (1 << 20) if args.memory_limit else None,
     )
-    app = create_app(config, max_body=args.max_body, store=store, sparql=live, limits=limits)
+    token = None
+    if args.token_file:
+        try:
+            token = Path(args.token_file).read_text(encoding="utf-8").strip()
+        except OSError as error:
+            raise UsageError(f"--token-file: {error.strerror or error}") from error
+        if not token:
+            raise UsageError("--token-file holds no token")
+    app = create_app(config, max_body=args.max_body, store=store, sparql=live, limits=limits, token=token)
     uvicorn.run(app, host=args.host, port=args.port)
     return EXIT_OK

@@ -59,12 +59,14 @@ def create_app(
     store: IdentityStore | None = None,
     sparql: tuple[str, str] | None = None,
     limits: Limits | None = None,
+    token: str | None = None,
 ) -> FastAPI:
     """The ASGI application; ``config`` as for the graph passes; ``store`` keeps what every
     normalization learned (``ldids serve`` opens one in its default place); ``sparql`` is the
     (query, update) endpoint pair of a live store that ``POST /store/normalize`` normalizes:
     the operator's configuration, never a URL taken from a request; ``limits`` bound the
-    worker pool the CPU work runs in (:mod:`~ldids.service.pool`)."""
+    worker pool the CPU work runs in (:mod:`~ldids.service.pool`); ``token`` is what
+    ``POST /store/normalize`` needs (none: it is refused)."""
     app = FastAPI(
         lifespan=_lifespan,
         docs_url=None,  # served by ldids.service.documents, from files it ships, not a CDN
@@ -74,7 +76,7 @@ def create_app(
         description="Find persistent identifiers (Fedora PIDs, info:fedora URIs, OAI identifiers, POIs, handles) "
         "in RDF and put them into canonical form.",
     )
-    app.state.ldids = ServiceState(config or Config(), max_body, store, sparql, WorkerPool(limits or Limits()))
+    app.state.ldids = ServiceState(config or Config(), max_body, store, sparql, WorkerPool(limits or Limits()), token)
     app.exception_handler(ProblemError)(problem_handler)
     app.exception_handler(HTTPException)(http_problem)
     app.exception_handler(RequestValidationError)(validation_problem)

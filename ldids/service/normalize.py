@@ -4,9 +4,11 @@ with (``/store/normalize``)."""
 
 from __future__ import annotations
 
+import hmac
 import json
 import shutil
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from fastapi import APIRouter, Query, Request
@@ -92,14 +94,44 @@ def _record(store: object, folder: Path, done: jobs.Normalized) -> None:
 
 
 @router.post("/store/normalize", summary="Normalize the live store this service is configured with")
-async def normalize_live_store(state: AppState) -> JSONResponse:
+async def normalize_live_store(
+    request: Request,
+    state: AppState,
+    dry_run: bool = Query(False, description="report what would change (run.changes_left) and change nothing"),
+) -> JSONResponse:
+    """Writes to the operator's store: only with its token (``Authorization: Bearer``)."""
     from ldids.dumps.sparql import normalize_store
 
     if state.sparql is None:
         raise ProblemError(404, "ldids.no-live-store", "No live store", "this service was started without --sparql")
+    _authorize(request, state.token)
     query, update = state.sparql
     try:
-        summary = await run_in_threadpool(normalize_store, query, update, state.config)
+        # No update is sent past max_batches: 0 makes the run a dry one, its summary complete.
+        summary = await run_in_threadpool(
+            partial(normalize_store, query, update, state.config, max_batches=0 if dry_run else None)
+        )
     except InputError as error:
         raise ProblemError(502, "ldids.service.store-unreachable", "Live store failed", error.message) from error
-    return JSONResponse(summary.summary().to_json())
+    document = summary.summary().to_json()
+    document["dry_run"] = dry_run
+    return JSONResponse(document)
+
+
+def _authorize(request: Request, token: str | None) -> None:
+    """The request's bearer token (RFC 6750 §2.1), compared in constant time with the
+    configured one (so its length and prefix cannot be timed); 401 without it, 403 when the
+    service has none: then it writes to no store."""
+    if token is None:
+        raise ProblemError(
+            403, "ldids.no-token", "Writing refused", "this service was started without --token-file: it writes nowhere"
+        )
+    scheme, _, given = (request.headers.get("authorization") or "").partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
+        raise ProblemError(
+            401,
+            "ldids.unauthorized",
+            "Token needed",
+            "send the service's token as Authorization: Bearer TOKEN",
+            {"WWW-Authenticate": 'Bearer realm="ldids"'},
+        )

@@ -23,6 +23,7 @@ class ServiceState:
     store: IdentityStore | None  # what normalizations learned; None: /known answers 404
     sparql: tuple[str, str] | None  # (query, update) endpoints of the live store; never from a request
     pool: WorkerPool  # where parsing, normalizing, validating and batch inspection run
+    token: str | None = None  # what writing to the live store needs (Authorization: Bearer)
 
 
 # Async, so that FastAPI calls it on the event loop: a plain function would cost every
