@@ -8,6 +8,7 @@ text that was checked.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["InputError", "LdidsError", "OutputError", "ParseError", "Problem", "ShapesError", "render_caret"]
 
@@ -88,6 +89,18 @@ class InputError(LdidsError):
         where = ":".join(str(part) for part in (source, line, column) if part is not None)
         super().__init__(f"{where}: {message}" if where else message)
         self.message = message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Whole across processes (the service's and Dask's workers): pickle would call the
+        # class with the formatted message alone.
+        return (_rebuilt, (type(self), self.__dict__, str(self)))
+
+
+def _rebuilt(kind: type[InputError], state: dict[str, Any], text: str) -> InputError:
+    error = kind.__new__(kind)
+    Exception.__init__(error, text)
+    error.__dict__.update(state)
+    return error
 
 
 class OutputError(InputError):

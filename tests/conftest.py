@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -69,6 +70,50 @@ def server() -> Iterator[str]:
     thread.join(timeout=10)
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@contextlib.contextmanager
+def ldids_serve(*options: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``ldids serve OPTIONS`` (the installed console script, under uvicorn) on a free port of
+    127.0.0.1: its base URL and process, once it answers /health; stopped afterwards (if the
+    test has not stopped it itself)."""
+    script = shutil.which("ldids", path=str(Path(sys.executable).parent))
+    assert script is not None, "the ldids console script is part of the install"
+    port = free_port()
+    # A file, not a pipe: a pipe nobody reads could fill and stop the server; closed below.
+    errors = tempfile.TemporaryFile()  # noqa: SIM115
+    process = subprocess.Popen([script, "serve", "--port", str(port), *options], stderr=errors)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/health", timeout=2).read()
+                break
+            except OSError:
+                if process.poll() is not None:
+                    errors.seek(0)
+                    raise AssertionError(errors.read().decode(errors="replace")) from None
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        yield base, process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        errors.close()
+
+
 @contextlib.contextmanager
 def running_oxigraph(location: Path, data: bytes, media_type: str) -> Iterator[str]:
     """An ``oxigraph serve`` on a free port of 127.0.0.1, holding ``data`` (loaded
@@ -119,3 +164,9 @@ def oxigraph_server() -> Callable[[Path, bytes, str], contextlib.AbstractContext
 def live_store_data() -> bytes:
     """What the oxigraph fixture loads: the example export plus a named graph."""
     return DATA
+
+
+@pytest.fixture(scope="session")
+def serve_ldids() -> Callable[..., contextlib.AbstractContextManager[tuple[str, subprocess.Popen[bytes]]]]:
+    """:func:`ldids_serve`, for tests that start a server process of their own."""
+    return ldids_serve

@@ -71,3 +71,30 @@ def test_turtle_is_normalized_and_validated(page: object, tmp_path: Path) -> Non
     expect(verdicts.nth(1)).to_have_attribute("data-conforms", "true")
     expect(page.locator("#normalized")).to_contain_text("<info:fedora/demo:1>")
     page.screenshot(path=str(shots(tmp_path) / "page-turtle.png"), full_page=True)
+
+
+@pytest.mark.parametrize(("path", "ready"), [("/docs", ".opblock"), ("/redoc", "[data-section-id]"), ("/", "#check")])
+def test_docs_and_page_work_with_the_network_blocked(page: object, server: str, path: str, ready: str) -> None:
+    """Every request the page makes goes to the service itself: any other is blocked (and
+    recorded), and the page still renders its content."""
+    from playwright.sync_api import Page, Route
+
+    assert isinstance(page, Page)
+    elsewhere: list[str] = []
+
+    def only_the_service(route: Route) -> None:
+        if route.request.url.startswith(server):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    browser = page.context.browser
+    assert browser is not None
+    context = browser.new_context()  # the same browser, a context of its own
+    context.route("**/*", only_the_service)
+    offline = context.new_page()
+    offline.goto(server + path)
+    offline.wait_for_selector(ready, timeout=20_000)
+    context.close()
+    assert elsewhere == []

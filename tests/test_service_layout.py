@@ -17,6 +17,7 @@ OPERATIONS = [
     ("POST", "/normalize", "normalize_normalize_post"),
     ("POST", "/store/normalize", "normalize_live_store_store_normalize_post"),
     ("POST", "/validate", "validate_validate_post"),
+    ("GET", "/health", "health_health_get"),
     ("GET", "/vocab", "vocabulary_vocab_get"),
     ("GET", "/shapes", "shapes_shapes_get"),
 ]
@@ -30,6 +31,7 @@ ROUTES = [
     ("POST", "/store/normalize"),
     ("POST", "/validate"),
     ("GET", "/"),
+    ("GET", "/health"),
     ("GET", "/vocab"),
     ("GET", "/shapes"),
 ]
@@ -52,9 +54,9 @@ def test_openapi_operations_are_unchanged() -> None:
 
 
 def routed(answer: httpx2.Response) -> bool:
-    """Whether a route took the request: no route answers 405, or 404 in FastAPI's plain JSON
-    (a route's own 404, such as /known's without a store, is problem+json)."""
-    missing = answer.status_code == 404 and answer.headers["content-type"] == "application/json"
+    """Whether a route took the request: no route answers 405, or 404 with the problem code
+    ``ldids.not-found`` (a route's own 404, such as /known's without a store, has its own)."""
+    missing = answer.status_code == 404 and answer.json()["code"] == "ldids.not-found"
     return answer.status_code != 405 and not missing
 
 

@@ -90,11 +90,26 @@ def test_the_service_normalizes_its_configured_store(oxigraph: str, live_store_d
 
     from ldids.service.app import create_app
 
-    with TestClient(create_app(sparql=(f"{oxigraph}/query", f"{oxigraph}/update"))) as client:
-        answer = client.post("/store/normalize")
+    endpoints = (f"{oxigraph}/query", f"{oxigraph}/update")
+    before = everything(oxigraph)
+    with TestClient(create_app(sparql=endpoints, token="s3cret")) as client:
+        for headers in ({}, {"Authorization": "Bearer s3cre"}, {"Authorization": "Basic s3cret"}):
+            refused = client.post("/store/normalize", headers=headers)
+            assert (refused.status_code, refused.headers["www-authenticate"]) == (401, 'Bearer realm="ldids"')
+        assert everything(oxigraph) == before
+        bearer = {"Authorization": "Bearer s3cret"}
+        dry = client.post("/store/normalize", params={"dry_run": "true"}, headers=bearer).json()
+        assert (dry["dry_run"], dry["run"]["updates"]) == (True, 0)
+        assert dry["run"]["changes_left"] >= 1  # what would change
+        assert dry["statements"]["rewritten"] >= 1
+        assert everything(oxigraph) == before  # and nothing did
+        answer = client.post("/store/normalize", headers=bearer)
         assert answer.status_code == 200
         assert answer.json()["run"]["updates"] >= 1
+        assert answer.json()["statements"] == dry["statements"]
     assert everything(oxigraph) == expected(live_store_data)
+    with TestClient(create_app(sparql=endpoints)) as client:  # no token configured: no writing
+        assert client.post("/store/normalize", headers=bearer).status_code == 403
     with TestClient(create_app()) as client:
         assert client.post("/store/normalize").status_code == 404
 

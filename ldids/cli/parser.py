@@ -249,9 +249,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--no-store", action="store_true", help="keep nothing between requests")
     serve.add_argument(
+        "--workers",
+        type=int,
+        default=max(1, min(4, os.cpu_count() or 1)),
+        help="worker processes (default: cores, 4 at most)",
+    )
+    serve.add_argument("--queue", type=int, default=16, help="requests waiting for a worker before 503 (default 16)")
+    serve.add_argument("--time-limit", type=float, default=120.0, metavar="SECONDS", help="per request (default 120)")
+    serve.add_argument(
+        "--memory-limit",
+        type=int,
+        default=4096,
+        metavar="MIB",
+        help="per worker, address space (default 4096; 0: none)",
+    )
+    serve.add_argument(
         "--sparql", metavar="URL", help="a live store's SPARQL query endpoint, for POST /store/normalize"
     )
     serve.add_argument("--sparql-update", metavar="URL", help="its update endpoint (default: the query endpoint)")
+    serve.add_argument(
+        "--token-file", metavar="FILE", help="a file holding the token POST /store/normalize needs (Bearer)"
+    )
 
     undo = commands.add_parser(
         "undo",

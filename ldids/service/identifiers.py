@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 
 from ldids.errors import ParseError
 from ldids.schemes.registry import PRECEDENCE, UnknownSchemeError
+from ldids.service import jobs
 from ldids.service.body import read_body
 from ldids.service.problem import ProblemError
 from ldids.service.state import AppState
@@ -48,12 +49,16 @@ async def known(
 async def inspect_many(request: Request, state: AppState, scheme: str | None = None) -> JSONResponse:
     body = await read_body(request, state.max_body)
     try:
-        texts = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ProblemError(400, "ldids.json", "Invalid JSON", str(error)) from error
-    if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
-        raise ProblemError(400, "ldids.json", "Invalid request", "the body must be a JSON list of strings")
-    try:
-        return JSONResponse([state.config.registry.inspect(text, scheme).to_json() for text in texts])
+        found = await state.pool.run(jobs.inspect, body, scheme, state.config)
     except UnknownSchemeError as error:
         raise ProblemError(400, "ldids.unknown-scheme", "Unknown scheme", str(error)) from error
+    except ValueError as error:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ProblemError(400, "ldids.json", "Invalid JSON", str(error), None, **_position(error)) from error
+    return JSONResponse(found)
+
+
+def _position(error: ValueError) -> dict[str, int]:
+    """Where a JSON error is (1-based line and column, as json.JSONDecodeError counts)."""
+    if isinstance(error, json.JSONDecodeError):
+        return {"line": error.lineno, "column": error.colno}
+    return {}

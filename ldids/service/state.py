@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from ldids.passes.config import Config
+from ldids.service.pool import WorkerPool
 from ldids.service.store import IdentityStore
 
 __all__ = ["AppState", "ServiceState", "service_state"]
@@ -21,6 +22,8 @@ class ServiceState:
     max_body: int  # bytes; larger request bodies are refused with 413
     store: IdentityStore | None  # what normalizations learned; None: /known answers 404
     sparql: tuple[str, str] | None  # (query, update) endpoints of the live store; never from a request
+    pool: WorkerPool  # where parsing, normalizing, validating and batch inspection run
+    token: str | None = None  # what writing to the live store needs (Authorization: Bearer)
 
 
 # Async, so that FastAPI calls it on the event loop: a plain function would cost every

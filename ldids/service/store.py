@@ -78,6 +78,15 @@ class IdentityStore:
         self._store.extend(quads)
         return len(quads)
 
+    def record_originals(self, pairs: Iterable[tuple[str, str]]) -> int:
+        """Keep (canonical IRI, form as written) pairs of a run's rewrites."""
+        quads = [
+            pyoxigraph.Quad(pyoxigraph.NamedNode(canonical), _ORIGINAL, pyoxigraph.Literal(original), _CROSSWALK)
+            for canonical, original in pairs
+        ]
+        self._store.extend(quads)
+        return len(quads)
+
     def flush(self) -> None:
         """Write all buffers to disk now (at shutdown)."""
         self._store.flush()

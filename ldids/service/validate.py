@@ -3,22 +3,23 @@ verdict as JSON, Turtle or text (``Accept``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import shutil
+import tempfile
+from pathlib import Path
 
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
-from rdflib import Graph
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import FileResponse, Response
+from starlette.background import BackgroundTask
+from starlette.datastructures import UploadFile
 
-from ldids.errors import InputError, LdidsError
-from ldids.ntriples import Quad
+from ldids.errors import InputError, LdidsError, ShapesError
 from ldids.rdf import io as rdfio
-from ldids.service.body import read_body
+from ldids.service import jobs
+from ldids.service.body import limited_request, spool_body
 from ldids.service.negotiation import DEFAULT_TYPE, accepted, content_format
+from ldids.service.normalize import BASE_DESCRIPTION, checked_base
 from ldids.service.problem import ProblemError, input_problem
 from ldids.service.state import AppState
-
-if TYPE_CHECKING:
-    from ldids.shacl.validate import Verdict
 
 __all__ = ["router"]
 
@@ -28,57 +29,64 @@ _VERDICT_TYPES = ["application/json", "text/turtle", "text/plain"]
 
 
 @router.post("/validate", summary="Validate RDF with the shipped SHACL shapes (and shapes sent along)")
-async def validate(request: Request, state: AppState) -> Response:
-    # pyshacl is loaded on the first validation, not when the service starts.
-    from ldids.shacl.validate import validate as validate_data
-
+async def validate(
+    request: Request, state: AppState, base: str | None = Query(None, description=BASE_DESCRIPTION)
+) -> Response:
+    base = checked_base(base)
     media = accepted(request, _VERDICT_TYPES, "application/json")
-    extra: list[Graph] = []
     content_type = (request.headers.get("content-type") or "").lower()
+    folder = Path(tempfile.mkdtemp(prefix="ldids-request-"))
     try:
         if content_type.startswith("multipart/form-data"):
-            data, fmt = await _form_parts(request, state.max_body, extra)
+            source, shapes = await _form_parts(request, state.max_body, folder)
         else:
-            data = await read_body(request, state.max_body)
-            fmt = content_format(request)
-        found = rdfio.read_bytes(data, fmt, "request body")
-        verdict = validate_data(found.quads, extra)
-    except InputError as error:
-        raise input_problem(error) from error
-    except LdidsError as error:
-        raise ProblemError(400, "ldids.input", "Unreadable input", str(error)) from error
-    return _verdict_response(verdict, media)
+            source, shapes = content_format(request).name, None
+            await spool_body(request, state.max_body, folder / "body")
+        try:
+            await state.pool.run(jobs.validate, jobs.ValidateJob(str(folder), source, shapes, base, media))
+        except ShapesError as error:  # the check of ldids.shacl.safety: the service never allows them
+            raise ProblemError(422, "ldids.unsafe-shapes", "Shapes that reach elsewhere", str(error)) from error
+        except InputError as error:
+            raise input_problem(error, folder) from error
+        except jobs.ShapesError as error:
+            raise ProblemError(422, "ldids.shapes", "Unusable shapes", str(error)) from error
+        except LdidsError as error:
+            raise ProblemError(400, "ldids.input", "Unreadable input", str(error)) from error
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return FileResponse(
+        folder / "out",
+        media_type=media,
+        background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True),
+    )
 
 
-async def _form_parts(request: Request, max_body: int, extra: list[Graph]) -> tuple[bytes, rdfio.Format]:
-    """The ``data`` part of a multipart form and its syntax; the ``shapes`` part, if sent, is
-    read and added to ``extra``."""
+async def _form_parts(request: Request, max_body: int, folder: Path) -> tuple[str, str | None]:
+    """The ``data`` part of a multipart form, written to ``folder/body``, and the ``shapes``
+    part, if sent, to ``folder/shapes``; their formats. The whole form is read within the limit."""
     # The form's uploaded parts are temporary files: closed when the block ends.
-    async with request.form(max_part_size=max_body) as form:
+    async with limited_request(request, max_body).form(max_files=2, max_fields=8, max_part_size=max_body) as form:
         data_part, shapes_part = form.get("data"), form.get("shapes")
-        if data_part is None or isinstance(data_part, str):
+        if not isinstance(data_part, UploadFile):
             raise ProblemError(400, "ldids.form", "Missing data", "send the data as a file part named 'data'")
-        data = await data_part.read()
-        fmt = rdfio.resolve_format(data_part.content_type or DEFAULT_TYPE)
-        if shapes_part is not None and not isinstance(shapes_part, str):
-            shape_type = shapes_part.content_type or DEFAULT_TYPE
-            extra.append(_graph(rdfio.read_bytes(await shapes_part.read(), shape_type, "shapes").quads))
-    return data, fmt
+        source = _part_format(data_part)
+        await _copy(data_part, folder / "body")
+        shapes = None
+        if isinstance(shapes_part, UploadFile):
+            shapes = _part_format(shapes_part)
+            await _copy(shapes_part, folder / "shapes")
+    return source, shapes
 
 
-def _verdict_response(verdict: Verdict, media: str) -> Response:
-    """The verdict in the negotiated ``media`` type (one of _VERDICT_TYPES)."""
-    if media == "text/turtle":
-        return Response(verdict.report.serialize(format="turtle"), media_type=media)
-    if media == "text/plain":
-        lines = ["conforms" if verdict.conforms else f"does not conform: {len(verdict.violations)} results"]
-        lines += [f"{v.severity}: {v.focus}: {v.message} [{v.shape}]" for v in verdict.violations]
-        return PlainTextResponse("\n".join(lines) + "\n")
-    return JSONResponse(verdict.to_json(limit=None))
+def _part_format(part: UploadFile) -> str:
+    try:
+        return rdfio.resolve_format(part.content_type or DEFAULT_TYPE).name
+    except LdidsError as error:
+        raise ProblemError(415, "ldids.media-type", "Unsupported media type", str(error)) from error
 
 
-def _graph(quads: list[Quad]) -> Graph:
-    graph = Graph()
-    for s, p, o, _ in quads:
-        graph.add((s, p, o))
-    return graph
+async def _copy(part: UploadFile, path: Path) -> None:
+    with path.open("wb") as spool:
+        while piece := await part.read(1 << 20):
+            spool.write(piece)

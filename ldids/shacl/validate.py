@@ -148,6 +148,8 @@ def validate(quads: Iterable[Quad], extra_shapes: Iterable[Graph] = (), *, allow
         one_conforms, one_report, _ = shacl_validate(
             data, shacl_graph=shapes, advanced=True, inference="none", do_owl_imports=False
         )
+        if isinstance(one_report, Exception):  # pyshacl returns, not raises, a ValidationFailure
+            raise one_report
         conforms = conforms and bool(one_conforms)
         report += one_report
     if len(graphs) > 1:
