@@ -152,7 +152,9 @@ class _Worker:
         if self._identifiers is None:
             from ldids.passes import graph as passes
 
-            self._identifiers = passes.TermCache(self.settings.config, size=self.settings.identifier_cache)
+            # Sized as the cache of parsed terms, not as the memo: it holds rdflib terms and
+            # their decisions (~1 KB an entry), for the few statements seen whole.
+            self._identifiers = passes.TermCache(self.settings.config, size=self.settings.term_cache)
         return self._identifiers
 
     def is_candidate(self, line: str) -> bool:
