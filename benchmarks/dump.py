@@ -20,7 +20,10 @@ peak memory comes from one more run, the largest sums of RSS and PSS over the pr
 its children, sampled every 20 ms from /proc (sampling costs CPU, so it is kept out of the
 timed runs). Prints triples/s, peak MiB and the ratios.
 
-    python benchmarks/dump.py [--triples N] [--repeat N] [--skip-rdflib] [--keep]
+    python benchmarks/dump.py [--triples N] [--distinct] [--repeat N] [--skip-rdflib] [--keep]
+
+``--distinct`` benchmarks a dump at real cardinality instead (:func:`generate_distinct`):
+every record with its own PID, handle and OAI identifier.
 """
 
 from __future__ import annotations
@@ -106,6 +109,62 @@ def generate(path: Path, triples: int, seed: int = 7) -> None:
                 written += 1
 
 
+def generate_distinct(path: Path, triples: int, seed: int = 7) -> int:
+    """A dump at real cardinality: every object has its own PID, handle and OAI identifier,
+    as in a repository's export, so nearly every identifier occurs in one record only and
+    no memo of decisions can help. Each record is five statements about one subject (in one
+    of several forms) naming its own identifiers; one in eight also points at another
+    record (a collection, a related item). Returns the number of distinct identifiers."""
+    rng = random.Random(seed)
+    hexdigits = "0123456789abcdef"
+    records = max(1, triples // 5)
+    title = "<http://purl.org/dc/elements/1.1/title>"
+    identifier_predicate = "<http://purl.org/dc/elements/1.1/identifier>"
+    related = "<info:fedora/fedora-system:def/relations-external#isMemberOfCollection>"
+    item = "<http://www.openarchives.org/OAI/2.0/itemID>"
+    handle_predicate = "<http://example.org/vocab#handle>"
+    written = 0
+    distinct = 0
+    with path.open("w", encoding="utf-8") as out:
+        for n in range(records):
+            if written >= triples:
+                break
+            form = n % 4
+            # The subject: the record's PID as real exports write it, canonical or not.
+            if form == 0:
+                subject = f"<info:fedora/demo:{n}>"
+            elif form == 1:
+                subject = f"<info:fedora/demo%3a{n}>"
+            elif form == 2:
+                subject = f"<INFO:FEDORA/demo:{n}>"
+            else:
+                subject = f"<http://example.org/record/{n}>"
+            guid = "".join(rng.choice(hexdigits) for _ in range(32))
+            handle = (
+                f"<http://hdl.handle.net/1765/{n}>" if n % 3 else f"<hdl:100.102/{guid}>"
+            )  # generic and CORDRA handles
+            oai = f"<oai:arXiv.org:hep-th/{n:08d}>" if n % 2 else f"<https://purl.org/poi/example.org/item{n}>"
+            lines = [
+                f'{subject} {title} "Record {n}: a title of some words" .',
+                f'{subject} {identifier_predicate} "demo:{n}" .',
+                f"{subject} {handle_predicate} {handle} .",
+                f"{subject} {rng.choice(PREDICATES)} {oai} .",
+                f'{subject} {rng.choice(PREDICATES)} "{1900 + n % 120}"^^<http://www.w3.org/2001/XMLSchema#gYear> .',
+            ]
+            if n % 8 == 0:
+                lines.append(f"{subject} {related} <info:fedora/demo:{rng.randrange(records)}> .")
+            if n % 50 == 0:
+                lines.append(f"{subject} {item} {oai} .")  # an identity statement (seen whole)
+            distinct += 3  # the PID, the handle, the OAI identifier (or its POI)
+            for line in lines[: triples - written]:
+                out.write(line + "\n")
+                written += 1
+    return distinct
+
+
+PREDICATES = [f"<http://example.org/vocab#p{i}>" for i in range(40)]
+
+
 def seconds_of(command: list[str]) -> float:
     """Wall-clock seconds of one unobserved run."""
     # The previous run's output goes to disk first: written back while this one runs, it
@@ -187,14 +246,17 @@ def ratio(name: str, rounds: list[dict[str, float]], slower: str, faster: str, t
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--triples", type=int, default=1_000_000)
+    parser.add_argument(
+        "--distinct", action="store_true", help="every record with identifiers of its own (generate_distinct)"
+    )
     parser.add_argument("--skip-rdflib", action="store_true")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per tool (the best counts)")
     parser.add_argument("--keep", action="store_true", help="keep the generated dump and outputs")
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
-    dump = OUT / f"dump-{args.triples}.nt"
+    dump = OUT / f"dump-{'distinct-' if args.distinct else ''}{args.triples}.nt"
     if not dump.exists():
-        generate(dump, args.triples)
+        (generate_distinct if args.distinct else generate)(dump, args.triples)
     config = OUT / "bench.toml"
     config.write_text(CONFIG)
     cores = os.cpu_count() or 1

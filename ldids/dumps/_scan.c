@@ -1270,6 +1270,13 @@ typedef struct {
     PyObject *counts;  /* dict: scheme -> occurrences of identifiers rewritten */
     PyObject *invalid; /* list of (line index, memo value) */
     SharedDecisions *shared; /* decisions of the run's other processes, or NULL */
+    /* The compiled decision of IRIs in a prefixed form (compiled_decision), or NULL where
+     * it is off: the compiled canonicalizer of each scheme, None for a scheme without one,
+     * indexed as schemes; the memo value of an identifier already canonical, per scheme;
+     * the list the links of terms decided are appended to (ldids.dumps.worker._Worker.new_links). */
+    PyObject *compiled;
+    PyObject *unchanged;
+    PyObject *links;
 } Memo;
 
 static int is_value(Memo *memo, PyObject *value) {
@@ -1321,6 +1328,106 @@ static int remember(Memo *memo, PyObject *key, PyObject *value) {
     return PyDict_SetItem(memo->memo, key, value);
 }
 
+static const char SAME_AS_LINK[] = " <http://www.w3.org/2002/07/owl#sameAs> ";
+
+/* Where a raw IRI term needs no Python to be decided: what ldids.passes.decision.decide
+ * answers for an IRI in a prefixed form whose scheme's compiled canonicalizer answers for
+ * it (ldids/schemes/_canonical.c, held to the scheme modules by
+ * benchmarks/fuzz_canonical.py), made here as ldids.dumps.worker._Worker.decide makes it:
+ * a rewrite (scheme byte + canonical IRI) and its owl:sameAs link from the canonical IRI
+ * to the form written, or the scheme's "already canonical" value. A real dump's records
+ * each bring identifiers of their own, and deciding each in Python cost three quarters
+ * of a run. The prefixes of the schemes are disjoint, so the one canonicalizer that
+ * answers names the scheme decide() detects; benchmarks/fuzz_decision.py holds the two
+ * decisions equal. Returns a new reference; NULL without an error: ask Python (escapes,
+ * non-ASCII, forms and invalid texts the compiled code leaves, configurations that link
+ * more, see ldids.dumps.worker._compiled_decisions); NULL with an error: an error. */
+static PyObject *compiled_decision(Memo *memo, const unsigned char *raw, Py_ssize_t raw_length) {
+    Py_ssize_t length = raw_length - 2;
+    if (length < 1 || raw[0] != '<' || raw[raw_length - 1] != '>') {
+        return NULL;
+    }
+    const unsigned char *text = raw + 1;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (text[i] >= 0x80 || text[i] == '\\') {
+            return NULL; /* UTF-8 or \u escapes: the text is Python's to unescape and decide */
+        }
+    }
+    PyObject *string = PyUnicode_New(length, 127);
+    if (string == NULL) {
+        return NULL;
+    }
+    memcpy(PyUnicode_1BYTE_DATA(string), text, (size_t)length);
+    PyObject *canonical = NULL;
+    Py_ssize_t scheme = 0, count = PyTuple_GET_SIZE(memo->compiled);
+    for (; scheme < count; scheme++) {
+        PyObject *canonicalize = PyTuple_GET_ITEM(memo->compiled, scheme);
+        if (canonicalize == Py_None) {
+            continue;
+        }
+        canonical = PyObject_CallOneArg(canonicalize, string);
+        if (canonical == NULL) {
+            Py_DECREF(string);
+            return NULL;
+        }
+        if (canonical != Py_None) {
+            break;
+        }
+        Py_DECREF(canonical);
+        canonical = NULL;
+    }
+    Py_DECREF(string);
+    if (canonical == NULL) {
+        return NULL;
+    }
+    PyObject *value = NULL;
+    if (!PyUnicode_IS_ASCII(canonical)) {
+        goto done; /* not what the canonicalizers give: Python decides */
+    }
+    Py_ssize_t canonical_length = PyUnicode_GET_LENGTH(canonical);
+    const unsigned char *written = PyUnicode_1BYTE_DATA(canonical);
+    if (canonical_length == length && memcmp(written, text, (size_t)length) == 0) {
+        value = PyTuple_GET_ITEM(memo->unchanged, scheme);
+        Py_INCREF(value);
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < canonical_length; i++) {
+        /* What ldids.ntriples.iri would escape: left to Python (no canonical IRI has it). */
+        if (written[i] <= 0x20 || strchr("<>\"{}|^`\\", written[i]) != NULL) {
+            goto done;
+        }
+    }
+    value = PyBytes_FromStringAndSize(NULL, canonical_length + 3);
+    PyObject *link = PyUnicode_New(canonical_length + 2 + (Py_ssize_t)strlen(SAME_AS_LINK) + raw_length + 2, 127);
+    if (value == NULL || link == NULL) {
+        Py_XDECREF(link);
+        Py_CLEAR(value);
+        goto done;
+    }
+    char *at = PyBytes_AS_STRING(value);
+    at[0] = (char)scheme;
+    at[1] = '<';
+    memcpy(at + 2, written, (size_t)canonical_length);
+    at[canonical_length + 2] = '>';
+    Py_UCS1 *line = PyUnicode_1BYTE_DATA(link);
+    memcpy(line, at + 1, (size_t)canonical_length + 2);
+    line += canonical_length + 2;
+    memcpy(line, SAME_AS_LINK, strlen(SAME_AS_LINK));
+    line += strlen(SAME_AS_LINK);
+    memcpy(line, raw, (size_t)raw_length);
+    memcpy(line + raw_length, " .", 2);
+    if (PyList_Append(memo->links, link) < 0) {
+        Py_CLEAR(value);
+    }
+    Py_DECREF(link);
+done:
+    Py_DECREF(canonical);
+    if (value == NULL && !PyErr_Occurred()) {
+        return NULL; /* ask Python */
+    }
+    return value;
+}
+
 /* The memo value of one term (a new reference), or NULL on error. */
 static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py_ssize_t raw_length,
                          const unsigned char *bare_predicate, Py_ssize_t bare_predicate_length,
@@ -1343,6 +1450,19 @@ static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py
         }
     }
 #endif
+    if (memo->compiled != NULL && bare_predicate == NULL) {
+        value = compiled_decision(memo, raw, raw_length);
+        if (value == NULL && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (value != NULL) {
+            if (remember(memo, key, value) < 0) {
+                Py_DECREF(value);
+                return NULL;
+            }
+            return value;
+        }
+    }
     /* Never decided here: Python decides (the line is valid UTF-8, checked before). */
     PyObject *text = PyUnicode_DecodeUTF8((const char *)raw, raw_length, "strict");
     PyObject *predicate = Py_None, *context = Py_None;
@@ -1438,8 +1558,8 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
     int quads, stop_on_error, all_slow, rewrite_predicates;
-    Memo memo = {NULL, NULL, 0, NULL, NULL, NULL, NULL};
-    PyObject *shared, *memo_size;
+    Memo memo = {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    PyObject *shared, *memo_size, *compiled;
     Needles needles;
     PyObject *tables, *bare_predicates, *slow_predicates, *slow, *bad, *into = Py_None;
     if (!PyArg_ParseTuple(args, "y*OOO|O", &data, &tables, &slow, &bad, &into)) {
@@ -1456,7 +1576,10 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         (needles.folded = table(tables, "folded", &PyTuple_Type)) == NULL ||
         (needles.exact = table(tables, "exact", &PyTuple_Type)) == NULL ||
         (bare_predicates = table(tables, "bare_predicates", &PyTuple_Type)) == NULL ||
-        (slow_predicates = table(tables, "slow_predicates", &PyTuple_Type)) == NULL) {
+        (slow_predicates = table(tables, "slow_predicates", &PyTuple_Type)) == NULL ||
+        (compiled = table(tables, "compiled", &PyTuple_Type)) == NULL ||
+        (memo.unchanged = table(tables, "unchanged", &PyTuple_Type)) == NULL ||
+        (memo.links = table(tables, "links", &PyList_Type)) == NULL) {
         PyBuffer_Release(&data);
         return NULL;
     }
@@ -1474,6 +1597,16 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         PyBuffer_Release(&data);
         PyErr_SetString(PyExc_ValueError, "memo_size must be at least 1");
         return NULL;
+    }
+    if (PyTuple_GET_SIZE(compiled) > 0) {
+        /* Indexed as the schemes: a scheme's byte in a memo value is its index. */
+        if (PyTuple_GET_SIZE(compiled) != PyTuple_GET_SIZE(memo.schemes) ||
+            PyTuple_GET_SIZE(memo.unchanged) != PyTuple_GET_SIZE(memo.schemes)) {
+            PyBuffer_Release(&data);
+            PyErr_SetString(PyExc_ValueError, "compiled and unchanged must be indexed as schemes");
+            return NULL;
+        }
+        memo.compiled = compiled;
     }
     if (shared != Py_None) {
         if (!PyObject_TypeCheck(shared, &SharedDecisionsType)) {

@@ -26,10 +26,14 @@ class Settings:
     on_error: Kind["stop", "skip"] = "stop"
     crosswalk: bool = False
     term_cache: int = 10_000  # parsed terms kept per process (bounded: constant memory)
-    # Decisions kept per run, about 200 bytes each, shared out over the processes: a
-    # dump's identifiers recur, and each one decided again costs ~8 us, as much as six
-    # identifier-free lines. 200k keeps a run under 120 MiB (PSS) at 10M triples.
-    identifier_cache: int = 200_000
+    # Decisions kept per run, about 200 bytes each, shared out over the processes. Dumps
+    # are written record by record, so a term recurs within a few lines or after a long
+    # time; measured on 1M-triple dumps (benchmarks/dump.py, 1 worker), 4k to 200k entries
+    # gave the same time within 10% where few identifiers repeat, and where every record
+    # has its own, a larger memo only cost more (2.55 CPU s and 141 MiB at 200k, 2.30 s and
+    # 72 MiB at 16k: the IRIs most terms are, the compiled loop decides about as fast as
+    # it looks them up). 32k keeps a process well under 100 MiB.
+    identifier_cache: int = 32_768
     # One run: links are reported once per run and process (in the block where the process
     # first decides a term), so every run needs a worker of its own. A new Settings is a
     # new run; normalize_dump and normalize_on_dask give each call a token of its own.

@@ -21,6 +21,7 @@ from ldids.dumps.settings import Settings
 from ldids.errors import Problem
 from ldids.ntriples import iri, literal
 from ldids.passes import decision
+from ldids.passes.config import Config
 from ldids.passes.decision import evict_oldest_half
 
 if TYPE_CHECKING:
@@ -57,8 +58,6 @@ _Value = (
 )
 _SAME_AS = f"<{decision.SAME_AS_IRI}>"
 _UNKNOWN = object()  # not yet looked up
-_SAME_AS = f"<{decision.SAME_AS_IRI}>"
-_UNKNOWN = object()  # not yet looked up
 
 
 @dataclass(frozen=True)
@@ -79,6 +78,11 @@ class ScanTables:
     exact: tuple[bytes, ...]  # needles matched as they are (configured PID namespaces)
     bare_predicates: tuple[bytes, ...]  # raw predicates whose literals may be bare forms
     slow_predicates: tuple[bytes, ...]  # raw predicates whose statements Python sees whole
+    # The compiled decision of IRIs in prefixed forms (_compiled_decisions): each scheme's
+    # compiled canonicalizer or None, indexed as schemes; empty: off.
+    compiled: tuple[Callable[[str], str | None] | None, ...]
+    unchanged: tuple[_Value, ...]  # the value of an identifier already canonical, per scheme
+    links: list[str]  # where the compiled loop puts the links of what it decides (new_links)
 
 
 class _Worker:
@@ -132,6 +136,9 @@ class _Worker:
             exact=_encoded(self.exact_needles),
             bare_predicates=_encoded(sorted(self.bare_predicates)),
             slow_predicates=_encoded(sorted({_SAME_AS, *self.identity_predicates})),
+            compiled=_compiled_decisions(config),
+            unchanged=tuple(self._unchanged[name] for name in self.schemes),
+            links=self.new_links,
         )
         # Read on decide's path, once for every new term: bound once here.
         self._literals_to_iris = config.literals_to_iris
@@ -145,7 +152,9 @@ class _Worker:
         if self._identifiers is None:
             from ldids.passes import graph as passes
 
-            self._identifiers = passes.TermCache(self.settings.config, size=self.settings.identifier_cache)
+            # Sized as the cache of parsed terms, not as the memo: it holds rdflib terms and
+            # their decisions (~1 KB an entry), for the few statements seen whole.
+            self._identifiers = passes.TermCache(self.settings.config, size=self.settings.term_cache)
         return self._identifiers
 
     def is_candidate(self, line: str) -> bool:
@@ -266,8 +275,24 @@ class _Worker:
 
     def take_links(self) -> list[str]:
         """The links of the terms decided since the last call."""
-        links, self.new_links = self.new_links, []
+        # The same list stays: the compiled loop appends to it (ScanTables.links).
+        links = self.new_links[:]
+        self.new_links.clear()
         return links
+
+
+def _compiled_decisions(config: Config) -> tuple[Callable[[str], str | None] | None, ...]:
+    """What the compiled loop needs to decide IRIs in prefixed forms itself (``compiled_decision``
+    in ``ldids/dumps/_scan.c``): each scheme's compiled canonicalizer, None for a bare
+    scheme; empty (off) where the decision of such an IRI needs more than its canonical
+    form. That is where a prefixed scheme has no compiled canonicalizer (a scheme of
+    another module, or the pure-Python switch), since only the compiled canonicalizers are
+    held to answer for their own prefix alone, and where POIs of Fedora-served namespaces
+    are linked to their objects too (decision.fedora_object_of_poi)."""
+    registry = config.registry
+    if config.fedora_oai_namespaces or any(scheme.compiled is None for scheme in registry.prefixed):
+        return ()
+    return tuple(None if scheme.bare else scheme.compiled for scheme in (registry[name] for name in registry.names))
 
 
 def _encoded(texts: list[str]) -> tuple[bytes, ...]:
