@@ -154,7 +154,7 @@ def test_shapes_that_are_not_local_are_named() -> None:
         format="turtle",
     )
     checks = plan(shapes)
-    assert [str(s.node) for s in checks.shapes] == ["urn:x:Local"]
+    assert [str(node) for node in checks.shapes] == ["urn:x:Local"]
     assert {str(node) for node, _ in checks.not_streamable} == {"urn:x:Counted", "urn:x:Classy"}
     assert all(reason for _, reason in checks.not_streamable)
     found = list(checks.findings((URIRef("urn:x:s"), URIRef("urn:x:p"), URIRef("urn:x:long"))))

@@ -202,7 +202,11 @@ def build_parser() -> argparse.ArgumentParser:
         "Exit 0 if it conforms, 1 if it does not, 2 if validation could not run (unreadable data or shapes).",
     )
     validate.add_argument("inputs", nargs="+", metavar="DATA")
-    validate.add_argument("-i", "--input-format", help="input format name or MIME type (default: guessed)")
+    validate.add_argument(
+        "-i",
+        "--input-format",
+        help="input format name or MIME type (default: guessed); as in normalize, not pyshacl's -i (inference)",
+    )
     validate.add_argument(
         "-s", "--shapes", action="append", default=[], metavar="FILE", help="more shapes (repeatable), as pyshacl's -s"
     )

@@ -20,56 +20,62 @@ from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 from rdflib import Graph
-from rdflib.term import BNode, Literal, Node, URIRef
+from rdflib.term import Node, URIRef
 
 from ldids.dumps.blocks import blocks
 from ldids.errors import InputError
 from ldids.rdf.files import open_input
-from ldids.shacl.streamed import Plan, plan
+from ldids.shacl.streamed import Finding, Plan, plan
 from ldids.shacl.validate import Verdict, Violation
+from ldids.shacl.value import Term, to_rdflib
 
-__all__ = ["Streamed", "validate_dump"]
+__all__ = ["Streamed", "check_statements", "validate_dump"]
 
-_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+#: What a block may be given as.
+BytesLike = bytes | bytearray | memoryview
+
 #: Results remembered to report each once; past this many, one may be reported again.
 SEEN_LIMIT = 1_000_000
 _PLAN: Plan | None = None
-
-
-def _term(term: ox.NamedNode | ox.BlankNode | ox.Literal | ox.DefaultGraph | ox.Triple) -> Node:
-    if isinstance(term, ox.NamedNode):
-        return URIRef(term.value)
-    if isinstance(term, ox.BlankNode):
-        return BNode(term.value)
-    if isinstance(term, ox.Literal):
-        datatype = term.datatype.value
-        if term.language:
-            return Literal(term.value, lang=term.language)
-        # A plain literal, as rdflib reads it from N-Triples (what pyshacl is given).
-        return Literal(term.value, datatype=None if datatype == _XSD_STRING else URIRef(datatype))
-    raise InputError("RDF 1.2 triple terms are not validated")
-
 
 # A finding as it crosses processes: (line, focus, path, value, shape, component, message, severity, graph).
 _Row = tuple[int, Node, "Node | None", Node, Node, URIRef, str, URIRef, "Node | None"]
 
 
-def _check_block(data: bytes, first_line: int) -> tuple[int, list[_Row]]:
-    """The statements of a block of whole N-Triples/N-Quads lines, and what the checks found."""
-    assert _PLAN is not None
-    numbers = [first_line + i for i, line in enumerate(data.split(b"\n")) if line.strip()[:1] not in (b"", b"#")]
-    rows: list[_Row] = []
+def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[int, list[_Row]]:
+    """The statements of a block of whole N-Triples/N-Quads lines, and what the checks found
+    in them, each with its line."""
+    found: list[tuple[int, Finding, Term | None]] = []
     count = 0
+    check = checks.check
     try:
-        for count, quad in enumerate(ox.parse(data, ox.RdfFormat.N_QUADS), 1):
-            graph = None if isinstance(quad.graph_name, ox.DefaultGraph) else _term(quad.graph_name)
-            triple = (_term(quad.subject), _term(quad.predicate), _term(quad.object))
-            for found in _PLAN.findings(triple):
-                rows.append((numbers[count - 1], *found, graph))
+        for count, quad in enumerate(ox.parse(bytes(data), ox.RdfFormat.N_QUADS), 1):
+            results = check((quad.subject, quad.predicate, quad.object))
+            if results:
+                graph = quad.graph_name
+                for result in results:
+                    found.append((count, result, None if isinstance(graph, ox.DefaultGraph) else graph))
     except SyntaxError as error:
+        numbers = _statement_lines(data, first_line)
         line = numbers[count] if count < len(numbers) else first_line
         raise InputError(f"not an N-Quads statement: {error}", line=line) from error
-    return count, rows
+    if not found:
+        return count, []
+    # Line numbers only where something was found: most blocks have nothing to report.
+    numbers = _statement_lines(data, first_line)
+    return count, [
+        (numbers[index - 1], *result, None if graph is None else to_rdflib(graph)) for index, result, graph in found
+    ]
+
+
+def _statement_lines(data: BytesLike, first_line: int) -> list[int]:
+    """The line number of each statement of a block (blank and comment lines hold none)."""
+    return [first_line + i for i, line in enumerate(bytes(data).split(b"\n")) if line.strip()[:1] not in (b"", b"#")]
+
+
+def _check_block(data: bytes, first_line: int) -> tuple[int, list[_Row]]:
+    assert _PLAN is not None
+    return check_statements(_PLAN, data, first_line)
 
 
 def _start_worker(shapes: str) -> None:

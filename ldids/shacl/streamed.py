@@ -15,176 +15,167 @@ written here. :func:`plan` reads each node shape and decides whether it is *stre
   one triple pattern with ``$this`` as that predicate's subject.
 
 Any other shape is not streamable and :class:`Plan` says which and why, so a caller reports
-it (or runs it whole-graph); none is skipped silently. The FILTER and BIND expressions are
-evaluated by rdflib's SPARQL evaluator, the one pyshacl evaluates the same targets with; a
-regular expression that a FILTER requires of a variable's text is tried first, in Python, and
-the answers are remembered per distinct term, in bounded memory.
+it (or runs it whole-graph); none is skipped silently.
+
+The plan is compiled, once, into plain Python over pyoxigraph's terms: ``sh:pattern`` and
+``REGEX`` become Python regular expressions (:mod:`ldids.shacl.pyregex`), FILTER and BIND
+expressions closures (:mod:`ldids.shacl.expression`). Each single-triple pattern is a
+*rule* that depends on some positions of a statement (those of the variables it uses, and
+its constants); rules that depend on the same positions share one bounded memo of what
+they found, keyed by the terms there, and a rule with a constant predicate is looked at on
+that predicate's statements only. A regular expression that a FILTER requires of a
+variable's text (a conjunct ``REGEX(STR(?v), "...")``) is tried before the memo: most terms
+of a dump are no identifier, and are turned away by one regular expression.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
+import pyoxigraph as ox
 from rdflib import Graph
-from rdflib.collection import Collection
-from rdflib.namespace import RDF, RDFS, SH, XSD
+from rdflib.namespace import RDF, RDFS, SH
 from rdflib.plugins.sparql import prepareQuery
-from rdflib.plugins.sparql.evalutils import _ebv, _eval
 from rdflib.plugins.sparql.parserutils import CompValue
-from rdflib.plugins.sparql.sparql import FrozenBindings, QueryContext, SPARQLError
-from rdflib.term import BNode, Literal, Node, URIRef, Variable
+from rdflib.term import Literal, Node, URIRef, Variable
 
 from ldids.passes.decision import evict_oldest_half
+from ldids.shacl.expression import (
+    EvaluationError,
+    Expression,
+    UncompilableError,
+    Value,
+    compile_conjunction,
+    compile_expression,
+    effective_boolean,
+)
+from ldids.shacl.expression import (
+    others as _others,
+)
+from ldids.shacl.pyregex import UntranslatableError, to_python
+from ldids.shacl.value import (
+    NotStreamableError,
+    Term,
+    Triple,
+    ValueCheck,
+    as_term,
+    from_rdflib,
+    to_rdflib,
+    value_checks,
+)
 
-__all__ = ["Finding", "Plan", "plan"]
+__all__ = ["Finding", "NotStreamableError", "Plan", "from_rdflib", "plan", "to_rdflib"]
 
 #: (focus, path, value, shape, component, message, severity) of one result, as a shape says it.
 Finding = tuple[Node, "Node | None", Node, Node, URIRef, str, URIRef]
-Triple = tuple[Node, Node, Node]
 
-_THIS = Variable("this")
-_VALUE_LOCAL = {
-    SH.pattern: "PatternConstraintComponent",
-    SH.minLength: "MinLengthConstraintComponent",
-    SH.maxLength: "MaxLengthConstraintComponent",
-    SH.nodeKind: "NodeKindConstraintComponent",
-    SH.datatype: "DatatypeConstraintComponent",
-    SH["in"]: "InConstraintComponent",
-    SH["or"]: "OrConstraintComponent",
-    SH["and"]: "AndConstraintComponent",
-    SH["not"]: "NotConstraintComponent",
-    SH.xone: "XoneConstraintComponent",
-}
-#: What a shape may hold besides its constraints: description, targets, and parameters of a
-#: constraint given with another one (SHACL §2.1, §3.6.2, §4.7.1).
-_NO_CONSTRAINT = {
-    RDF.type,
-    SH.message,
-    SH.severity,
-    SH.name,
-    SH.description,
-    SH.order,
-    SH.group,
-    SH.deactivated,
-    SH.flags,
-    SH.targetSubjectsOf,
-    SH.targetObjectsOf,
-    SH.target,
-    SH.property,
-    SH.sparql,
-    SH.path,
-    SH.prefixes,
-    SH.declare,
-}
-_NODE_KINDS = {
-    SH.IRI: (URIRef,),
-    SH.BlankNode: (BNode,),
-    SH.Literal: (Literal,),
-    SH.BlankNodeOrIRI: (BNode, URIRef),
-    SH.BlankNodeOrLiteral: (BNode, Literal),
-    SH.IRIOrLiteral: (URIRef, Literal),
-}
-_FLAGS = {"i": re.IGNORECASE, "s": re.DOTALL, "m": re.MULTILINE, "x": re.VERBOSE}
+#: Entries of each memo of what a group of rules found (bounded: constant memory).
+MEMO_LIMIT = 100_000
 
-
-class NotStreamableError(Exception):
-    """A shape, or a part of one, that cannot be checked one statement at a time."""
-
-
-# -- Value-local constraints ---------------------------------------------------------------
-
-ValueCheck = Callable[[Node], bool]  # True: the value node conforms
-
-
-def _value_checks(shapes: Graph, shape: Node) -> list[tuple[URIRef, ValueCheck]]:
-    """The value-local constraints of ``shape``, each with its component (SHACL §4)."""
-    checks: list[tuple[URIRef, ValueCheck]] = []
-    custom = {path for parameter in shapes.objects(None, SH.parameter) for path in shapes.objects(parameter, SH.path)}
-    for prop in set(shapes.predicates(shape, None)):
-        # Only SHACL's own parameters, and those of components the shapes graph declares, are
-        # constraints (SHACL §2.1, §6); rdfs:comment and the like are not.
-        if prop in _NO_CONSTRAINT or (not str(prop).startswith(str(SH)) and prop not in custom):
-            continue
-        if not isinstance(prop, URIRef) or prop not in _VALUE_LOCAL:
-            raise NotStreamableError(f"{shapes.namespace_manager.normalizeUri(str(prop))} is not local to one value")
-        component = URIRef(str(SH) + _VALUE_LOCAL[prop])
-        for parameter in shapes.objects(shape, prop):
-            checks.append((component, _value_check(shapes, shape, prop, parameter)))
-    return checks
-
-
-def _conforms(shapes: Graph, shape: Node) -> ValueCheck:
-    if any(True for _ in shapes.objects(shape, SH.property)) or any(True for _ in shapes.objects(shape, SH.sparql)):
-        raise NotStreamableError("a shape in a logical constraint has property shapes or SPARQL")
-    checks = [check for _, check in _value_checks(shapes, shape)]
-    return lambda node: all(check(node) for check in checks)
-
-
-def _value_check(shapes: Graph, shape: Node, prop: Node, parameter: Node) -> ValueCheck:
-    # Each as SHACL §4 defines it; a blank node has no string, so fails the string-based ones.
-    if prop == SH.pattern:
-        flags = 0
-        for letters in shapes.objects(shape, SH.flags):
-            for letter in str(letters):
-                flags |= _FLAGS.get(letter, 0)
-        search = re.compile(str(parameter), flags).search
-        return lambda node: not isinstance(node, BNode) and search(str(node)) is not None
-    if prop in (SH.minLength, SH.maxLength):
-        bound = int(parameter)  # type: ignore[call-overload]
-        if prop == SH.minLength:
-            return lambda node: not isinstance(node, BNode) and len(str(node)) >= bound
-        return lambda node: not isinstance(node, BNode) and len(str(node)) <= bound
-    if prop == SH.nodeKind:
-        kinds = _NODE_KINDS[parameter]  # type: ignore[index]
-        return lambda node: isinstance(node, kinds)
-    if prop == SH.datatype:
-        return lambda node: isinstance(node, Literal) and (node.datatype or _default_datatype(node)) == parameter
-    if prop == SH["in"]:
-        members = set(Collection(shapes, parameter))
-        return lambda node: node in members
-    members_checks = [_conforms(shapes, member) for member in Collection(shapes, parameter)]
-    if prop == SH["or"]:
-        return lambda node: any(check(node) for check in members_checks)
-    if prop == SH["and"]:
-        return lambda node: all(check(node) for check in members_checks)
-    if prop == SH.xone:
-        return lambda node: sum(check(node) for check in members_checks) == 1
-    single = _conforms(shapes, parameter)  # sh:not
-    return lambda node: not single(node)
-
-
-def _default_datatype(node: Literal) -> URIRef:
-    return RDF.langString if node.language else XSD.string
-
-
-# -- Targets -------------------------------------------------------------------------------
+# -- Single-triple patterns ----------------------------------------------------------------
 
 
 @dataclass
 class _Branch:
     """One single-triple pattern of a SPARQL query, with its FILTERs and BINDs in order."""
 
-    pattern: Triple
-    steps: list[tuple[str, Any, Variable | None]]
-    #: Regular expressions a variable's text must match for any FILTER to hold.
-    required: list[tuple[Variable, re.Pattern[str]]] = field(default_factory=list)
-    uses: tuple[Variable, ...] = ()
+    #: Per position of a statement: a variable's name (str) or the term it must be.
+    pattern: tuple[str | Term, str | Term, str | Term]
+    steps: list[tuple[bool, Expression, str]] = field(default_factory=list)  # (is a FILTER, expression, BIND's name)
+    #: (position, regular expression) the text of a term there must match for the FILTERs to
+    #: hold: tried before the branch is, and left out of its FILTER.
+    gate: tuple[int, str] | None = None
+    used: set[str] = field(default_factory=set)
+    #: The FILTERs' conjuncts and the BINDs, as parsed, until :meth:`compile`.
+    raw: list[tuple[bool, list[object], str]] = field(default_factory=list)
+    #: The conjuncts on the predicate variable alone, when the rest never mention it: tried
+    #: on a statement's predicate apart, so what the rest finds is remembered by the other terms.
+    predicate_test: Callable[[Term], bool] | None = None
 
-    def match(self, triple: Triple) -> dict[Variable, Node] | None:
-        bound: dict[Variable, Node] = {}
+    def compile(self, focus: str = "this") -> None:
+        """Compile the FILTERs and BINDs, once the whole query is read."""
+        self.used.add(focus)
+        filters = [conjuncts for is_filter, conjuncts, _ in self.raw if is_filter]
+        required = [
+            (conjuncts, part, found)
+            for conjuncts in filters
+            for part in conjuncts
+            for found in _required(part, self.pattern)
+        ]
+        if required:
+            # Tried before the branch is (the rule's gate): true whenever the FILTER is
+            # evaluated, so left out of it (true && X is X, errors included: SPARQL 1.1 §17.2).
+            conjuncts, part, self.gate = required[0]
+            conjuncts.remove(part)
+        predicate = self.pattern[1]
+        bound = {name for is_filter, _, name in self.raw if not is_filter}
+        if (
+            isinstance(predicate, str)
+            and predicate != focus
+            and self.pattern.count(predicate) == 1
+            and predicate not in bound
+        ):
+            alone = [part for conjuncts in filters for part in conjuncts if _names(part) == {predicate}]
+            rest: set[str] = set()
+            for is_filter, conjuncts, _ in self.raw:
+                for part in conjuncts:
+                    if not (is_filter and part in alone):
+                        _variables(part, rest)
+            if alone and predicate not in rest:
+                for conjuncts in filters:
+                    conjuncts[:] = [part for part in conjuncts if part not in alone]
+                self.predicate_test = _PredicateTest(compile_conjunction(alone), predicate)
+                self.used.discard(predicate)
+        try:
+            self.steps = [
+                (is_filter, compile_conjunction(parts) if is_filter else compile_expression(parts[0]), name)
+                for is_filter, parts, name in self.raw
+            ]
+        except UncompilableError as why:
+            raise NotStreamableError(f"{why} is not compiled for streaming") from why
+
+    def positions(self) -> tuple[int, ...]:
+        """The positions of a statement that decide what this pattern selects: those of its
+        constants (the predicate aside: rules are looked up by it) and of the variables used."""
+        names = [want for want in self.pattern if isinstance(want, str)]
+        return tuple(
+            index
+            for index, want in enumerate(self.pattern)
+            if (not isinstance(want, str) and index != 1)
+            or (isinstance(want, str) and (want in self.used or names.count(want) > 1))
+        )
+
+    def predicate(self) -> Term | None:
+        return None if isinstance(self.pattern[1], str) else self.pattern[1]
+
+    def select(self, triple: Triple, focus: str = "this") -> Term | None:
+        """The focus node this statement gives, if it gives one (SPARQL 1.1 §18.5)."""
+        solution: dict[str, Value] = {}
         for want, have in zip(self.pattern, triple, strict=True):
-            if isinstance(want, Variable):
-                if bound.setdefault(want, have) != have:
+            if isinstance(want, str):
+                if solution.setdefault(want, have) != have:
                     return None
             elif want != have:
                 return None
-        for variable, required in self.required:
-            if required.search(str(bound[variable])) is None:
-                return None
-        return bound
+        for is_filter, expression, name in self.steps:
+            try:
+                if is_filter:
+                    if not effective_boolean(expression(solution)):
+                        return None
+                else:
+                    solution[name] = expression(solution)
+            except EvaluationError:
+                if is_filter:  # an error in a FILTER is false; in a BIND it leaves the variable unbound
+                    return None
+        found = solution.get(focus)
+        return None if found is None else as_term(found)
+
+
+def _pattern_term(term: Node) -> str | Term:
+    return str(term) if isinstance(term, Variable) else from_rdflib(term)
 
 
 def _branches(node: CompValue) -> list[_Branch]:
@@ -195,17 +186,23 @@ def _branches(node: CompValue) -> list[_Branch]:
         return _branches(node["p1"]) + _branches(node["p2"])
     if name in ("Filter", "Extend"):
         inner = _branches(node["p"])
+        expr = node["expr"]
         for branch in inner:
-            branch.steps.append((name, node["expr"], node.get("var")))
+            _variables(expr, branch.used)
+            if name == "Extend":
+                branch.raw.append((False, [expr], str(node["var"])))
+            else:
+                branch.raw.append((True, _conjuncts(expr), ""))
         return inner
     if name == "BGP" and len(node["triples"]) == 1:
-        return [_Branch(tuple(node["triples"][0]), [])]
+        pattern = tuple(_pattern_term(term) for term in node["triples"][0])
+        return [_Branch(pattern)]  # type: ignore[arg-type]
     raise NotStreamableError(f"a SPARQL {name} is not one statement at a time")
 
 
-def _variables(expr: object, into: set[Variable]) -> None:
+def _variables(expr: object, into: set[str]) -> None:
     if isinstance(expr, Variable):
-        into.add(expr)
+        into.add(str(expr))
     elif isinstance(expr, CompValue):
         for value in expr.values():
             _variables(value, into)
@@ -214,87 +211,124 @@ def _variables(expr: object, into: set[Variable]) -> None:
             _variables(value, into)
 
 
-def _required(expr: object, bound_by_pattern: set[Variable]) -> Iterator[tuple[Variable, re.Pattern[str]]]:
-    """REGEX(STR(?v), "const") conjuncts of a FILTER: necessary conditions, tried first."""
-    if not isinstance(expr, CompValue):
-        return
-    if expr.name == "ConditionalAndExpression":
-        for part in [expr["expr"], *(expr.get("other") or [])]:
-            yield from _required(part, bound_by_pattern)
-    elif expr.name == "Builtin_REGEX" and not expr.get("flags"):
-        text, pattern = expr["text"], expr["pattern"]
-        if (
-            isinstance(pattern, Literal)
-            and isinstance(text, CompValue)
-            and text.name == "Builtin_STR"
-            and isinstance(text["arg"], Variable)
-            and text["arg"] in bound_by_pattern
-        ):
-            yield text["arg"], re.compile(str(pattern))
-
-
-class _Selector:
-    """The focus nodes one statement gives a target."""
-
-    def __init__(self, branches: list[_Branch], focus: Variable) -> None:
-        self.branches = branches
-        self.focus = focus
-        self.context = QueryContext(Graph())
-        self.cache: dict[tuple[int, tuple[Node, ...]], Node | None] = {}
-        for branch in branches:
-            in_pattern = {term for term in branch.pattern if isinstance(term, Variable)}
-            used: set[Variable] = {focus}
-            for kind, expr, _ in branch.steps:
-                _variables(expr, used)
-                if kind == "Filter":
-                    branch.required.extend(_required(expr, in_pattern))
-            branch.uses = tuple(sorted(used & in_pattern))
-
-    def select(self, triple: Triple) -> Iterator[Node]:
-        for index, branch in enumerate(self.branches):
-            bound = branch.match(triple)
-            if bound is None:
-                continue
-            key = (index, tuple(bound[v] for v in branch.uses))
-            found = self.cache.get(key, self)
-            if found is self:
-                found = self._evaluate(branch, bound)
-                if len(self.cache) >= 100_000:
-                    evict_oldest_half(self.cache)
-                self.cache[key] = found
-            if found is not None:
-                yield found  # type: ignore[misc]
-
-    def _evaluate(self, branch: _Branch, bound: dict[Variable, Node]) -> Node | None:
-        solution = FrozenBindings(self.context, bound)
-        for kind, expr, variable in branch.steps:
-            if kind == "Filter":
-                try:
-                    if not _ebv(expr, solution):
-                        return None
-                except SPARQLError:
-                    return None
-            else:
-                value = _eval(expr, solution)
-                if not isinstance(value, SPARQLError):
-                    solution = solution.merge({variable: value})  # type: ignore[dict-item]
-        return solution.get(self.focus)
-
-
-def _selectors(shapes: Graph, shape: Node) -> list[tuple[str, object]]:
-    found: list[tuple[str, object]] = []
-    for predicate in shapes.objects(shape, SH.targetSubjectsOf):
-        found.append(("subjects", predicate))
-    for predicate in shapes.objects(shape, SH.targetObjectsOf):
-        found.append(("objects", predicate))
-    for target in shapes.objects(shape, SH.target):
-        if (target, RDF.type, SH.SPARQLTarget) not in shapes:
-            raise NotStreamableError("a target of a custom target type")
-        query = prepareQuery(str(shapes.value(target, SH.select)))
-        found.append(("sparql", _Selector(_branches(query.algebra), _THIS)))
-    if {SH.targetClass, SH.targetNode} & set(shapes.predicates(shape, None)) or (shape, RDF.type, RDFS.Class) in shapes:
-        raise NotStreamableError("sh:targetClass and sh:targetNode need the whole graph")
+def _names(expr: object) -> set[str]:
+    found: set[str] = set()
+    _variables(expr, found)
     return found
+
+
+class _PredicateTest:
+    """The conjuncts of a FILTER on the predicate variable alone, remembered per predicate."""
+
+    def __init__(self, test: Expression, name: str) -> None:
+        self.test, self.name = test, name
+        self.known: dict[Term, bool] = {}
+
+    def __call__(self, term: Term) -> bool:
+        found = self.known.get(term)
+        if found is None:
+            try:
+                found = effective_boolean(self.test({self.name: term}))
+            except EvaluationError:
+                found = False
+            if len(self.known) >= MEMO_LIMIT:
+                evict_oldest_half(self.known)
+            self.known[term] = found
+        return found
+
+
+def _conjuncts(expr: object) -> list[object]:
+    if isinstance(expr, CompValue) and expr.name == "ConditionalAndExpression":
+        return [part for top in [expr["expr"], *(_others(expr))] for part in _conjuncts(top)]
+    return [expr]
+
+
+def _required(expr: object, pattern: tuple[str | Term, ...]) -> Iterator[tuple[int, str]]:
+    """A REGEX(STR(?v), "const") on a variable of the pattern: a necessary condition."""
+    if isinstance(expr, CompValue) and expr.name == "Builtin_REGEX" and "flags" not in expr:
+        text, regex = expr["text"], expr["pattern"]
+        if isinstance(regex, Literal) and isinstance(text, CompValue) and text.name == "Builtin_STR":
+            name = str(text["arg"]) if isinstance(text["arg"], Variable) else None
+            if name is not None and name in pattern:
+                yield pattern.index(name), str(regex)
+
+
+def _query_branches(text: str) -> list[_Branch]:
+    branches = _branches(prepareQuery(text).algebra)
+    for branch in branches:
+        branch.compile()
+    return branches
+
+
+# -- Rules, and groups of rules that depend on the same terms ------------------------------
+
+Rule = Callable[[Triple], list[Finding]]
+PredicateTest = Callable[[Term], bool]
+#: How a statement gives results: (constant predicate, positions it depends on, rule, gate,
+#: test of the predicate).
+_RuleEntry = tuple["Term | None", tuple[int, ...], Rule, "tuple[int, str] | None", "PredicateTest | None"]
+
+
+class _Group:
+    """Rules that depend on the same positions of a statement, with one memo of what they
+    found, keyed by the terms there, and the regular expression a term must match first."""
+
+    def __init__(self, positions: tuple[int, ...]) -> None:
+        self.positions = positions
+        self.key: Callable[[Triple], object] = operator.itemgetter(*positions) if positions else (lambda triple: ())
+        self.rules: list[tuple[Rule, tuple[int, str] | None, PredicateTest | None]] = []
+        #: Per key, what each rule that found something found, with its test of the predicate.
+        self.memo: dict[object, tuple[tuple[PredicateTest | None, tuple[Finding, ...]], ...]] = {}
+        self.gate_position = -1
+        self.gate: Callable[[str], object] | None = None
+
+    def close(self) -> None:
+        gates = {gate for _, gate, _ in self.rules if gate is not None}
+        positions = {position for position, _ in gates}
+        if all(gate is not None for _, gate, _ in self.rules) and len(positions) == 1:
+            self.gate_position = positions.pop()
+            try:
+                regexes = [to_python(regex) for _, regex in sorted(gates)]
+            except UntranslatableError:
+                return
+            union = re.compile("|".join(f"(?:{regex.pattern})" for regex in regexes))
+            # Anchored at the start, a search is a match; one that says so is told at once
+            # that a term does not start like any: a search would try every character.
+            self.gate = union.match if all(_anchored(regex) for regex in regexes) else union.search
+
+    def findings(self, triple: Triple) -> list[Finding] | tuple[Finding, ...]:
+        if self.gate is not None:
+            term = triple[self.gate_position]
+            if isinstance(term, ox.BlankNode) or self.gate(term.value) is None:
+                return ()
+        key = self.key(triple)
+        found = self.memo.get(key)
+        if found is None:
+            found = tuple(
+                (test, results)
+                for rule, gate, test in self.rules
+                if gate is None or _passes(triple[gate[0]], gate[1])
+                for results in (tuple(rule(triple)),)
+                if results
+            )
+            if len(self.memo) >= MEMO_LIMIT:
+                evict_oldest_half(self.memo)
+            self.memo[key] = found
+        if not found:
+            return ()
+        if len(found) == 1 and found[0][0] is None:
+            return found[0][1]
+        return [result for test, results in found if test is None or test(triple[1]) for result in results]
+
+
+def _anchored(regex: re.Pattern[str]) -> bool:
+    """Does ``regex`` match at the start of a string only (a leading ``^``, no ``|`` outside groups)?"""
+    parsed = re._parser.parse(regex.pattern, regex.flags)  # type: ignore[attr-defined]
+    return len(parsed) > 0 and parsed[0] == (re._constants.AT, re._constants.AT_BEGINNING)  # type: ignore[attr-defined]
+
+
+def _passes(term: Term, regex: str) -> bool:
+    return not isinstance(term, ox.BlankNode) and to_python(regex).search(term.value) is not None
 
 
 # -- Shapes --------------------------------------------------------------------------------
@@ -302,40 +336,21 @@ def _selectors(shapes: Graph, shape: Node) -> list[tuple[str, object]]:
 
 @dataclass
 class _Shape:
+    """What a node shape reports of a focus node: its value-local constraints' results."""
+
     node: Node
     message: str
     severity: URIRef
-    targets: list[tuple[str, object]]
     checks: list[tuple[URIRef, ValueCheck]]
-    #: (property shape, predicate, message, severity, its value checks)
-    properties: list[tuple[Node, URIRef, str, URIRef, list[tuple[URIRef, ValueCheck]]]]
-    #: (predicate, query branch, message): SPARQL constraints on the focus node's own statement.
-    sparql: list[tuple[URIRef, _Selector, str]]
 
-    def findings(self, triple: Triple) -> Iterator[Finding]:
-        s, p, o = triple
-        for kind, target in self.targets:
-            if kind == "sparql":
-                focuses: Iterator[Node] = target.select(triple)  # type: ignore[attr-defined]
-            elif p == target:
-                focuses = iter((s,) if kind == "subjects" else (o,))
-            else:
-                continue
-            for focus in focuses:
-                for component, check in self.checks:
-                    if not check(focus):
-                        yield focus, None, focus, self.node, component, self.message, self.severity
-        # Property shapes and SPARQL constraints are streamable only on the predicate that
-        # makes the subject a focus node (plan), so this statement is the one to look at.
-        for shape, predicate, message, severity, checks in self.properties:
-            if p == predicate:
-                for component, check in checks:
-                    if not check(o):
-                        yield s, predicate, o, shape, component, message, severity
-        for predicate, selector, message in self.sparql:
-            if p == predicate:
-                for _ in selector.select(triple):
-                    yield s, None, s, self.node, SH.SPARQLConstraintComponent, message, self.severity
+    def of(self, focus: Term | None) -> list[Finding]:
+        if focus is None:
+            return []
+        failed = [component for component, check in self.checks if not check(focus)]
+        if not failed:
+            return []
+        node = to_rdflib(focus)
+        return [(node, None, node, self.node, component, self.message, self.severity) for component in failed]
 
 
 def _message(shapes: Graph, shape: Node, default: str = "") -> str:
@@ -348,46 +363,120 @@ def _severity(shapes: Graph, shape: Node) -> URIRef:
     return found if isinstance(found, URIRef) else SH.Violation
 
 
-def _shape(shapes: Graph, node: Node) -> _Shape:
-    targets = _selectors(shapes, node)
-    subjects_of = {target for kind, target in targets if kind == "subjects"}
-    message = _message(shapes, node)
-    properties = []
+def _target_rules(shapes: Graph, node: Node, shape: _Shape) -> Iterator[_RuleEntry]:
+    """(predicate, positions, rule, gate) of each way a statement makes a focus node."""
+    if {SH.targetClass, SH.targetNode} & set(shapes.predicates(node, None)) or (node, RDF.type, RDFS.Class) in shapes:
+        raise NotStreamableError("sh:targetClass and sh:targetNode need the whole graph")
+    for predicate in shapes.objects(node, SH.targetSubjectsOf):
+        yield from_rdflib(predicate), (0,), (lambda triple: shape.of(triple[0])), None, None
+    for predicate in shapes.objects(node, SH.targetObjectsOf):
+        yield from_rdflib(predicate), (2,), (lambda triple: shape.of(triple[2])), None, None
+    for target in shapes.objects(node, SH.target):
+        if (target, RDF.type, SH.SPARQLTarget) not in shapes:
+            raise NotStreamableError("a target of a custom target type")
+        for branch in _query_branches(str(shapes.value(target, SH.select))):
+            yield (
+                branch.predicate(),
+                branch.positions(),
+                _target_rule(branch, shape),
+                branch.gate,
+                branch.predicate_test,
+            )
+
+
+def _target_rule(branch: _Branch, shape: _Shape) -> Rule:
+    return lambda triple: shape.of(branch.select(triple))
+
+
+def _shape_rules(shapes: Graph, node: Node) -> list[_RuleEntry]:
+    shape = _Shape(node, _message(shapes, node), _severity(shapes, node), value_checks(shapes, node))
+    rules = list(_target_rules(shapes, node, shape))
+    subjects_of = set(shapes.objects(node, SH.targetSubjectsOf))
+    alone = len(rules) == 1 and len(subjects_of) == 1
     for prop in shapes.objects(node, SH.property):
         path = shapes.value(prop, SH.path)
-        if not isinstance(path, URIRef) or path not in subjects_of or len(targets) != 1:
+        if not isinstance(path, URIRef) or path not in subjects_of or not alone:
             raise NotStreamableError("a property shape whose values are not in the statement that makes the focus node")
         if any(True for _ in shapes.objects(prop, SH.property)) or any(True for _ in shapes.objects(prop, SH.sparql)):
             raise NotStreamableError("nested property shapes or SPARQL in a property shape")
-        checks = _value_checks(shapes, prop)
-        properties.append((prop, path, _message(shapes, prop, message), _severity(shapes, prop), checks))
-    sparql = []
+        rules.append((from_rdflib(path), (0, 2), _property_rule(shapes, prop, path, shape), None, None))
     for constraint in shapes.objects(node, SH.sparql):
-        query = prepareQuery(str(shapes.value(constraint, SH.select)))
-        branches = _branches(query.algebra)
-        predicates = {branch.pattern[1] for branch in branches}
+        branches = _query_branches(str(shapes.value(constraint, SH.select)))
+        predicates = {branch.predicate() for branch in branches}
         one = next(iter(predicates)) if len(predicates) == 1 else None
-        if one not in subjects_of or len(targets) != 1 or any(b.pattern[0] != _THIS for b in branches):
+        if (
+            one is None
+            or to_rdflib(one) not in subjects_of
+            or not alone
+            or any(b.pattern[0] != "this" for b in branches)
+        ):
             raise NotStreamableError("a SPARQL constraint beyond the statement that makes the focus node")
-        sparql.append((one, _Selector(branches, _THIS), _message(shapes, constraint, message)))
-    return _Shape(node, message, _severity(shapes, node), targets, _value_checks(shapes, node), properties, sparql)  # type: ignore[arg-type]
+        message = _message(shapes, constraint, shape.message)
+        for branch in branches:
+            rules.append(
+                (one, branch.positions(), _sparql_rule(branch, shape, message), branch.gate, branch.predicate_test)
+            )
+    return rules
+
+
+def _property_rule(shapes: Graph, prop: Node, path: URIRef, shape: _Shape) -> Rule:
+    checks = value_checks(shapes, prop)
+    message, severity = _message(shapes, prop, shape.message), _severity(shapes, prop)
+
+    def rule(triple: Triple) -> list[Finding]:
+        failed = [component for component, check in checks if not check(triple[2])]
+        if not failed:
+            return []
+        focus, value = to_rdflib(triple[0]), to_rdflib(triple[2])
+        return [(focus, path, value, prop, component, message, severity) for component in failed]
+
+    return rule
+
+
+def _sparql_rule(branch: _Branch, shape: _Shape, message: str) -> Rule:
+    # $this is pre-bound to the focus node, the subject (SHACL §5.3.1): each solution is a result.
+    def rule(triple: Triple) -> list[Finding]:
+        if branch.select(triple) is None:
+            return []
+        focus = to_rdflib(triple[0])
+        return [(focus, None, focus, shape.node, SH.SPARQLConstraintComponent, message, shape.severity)]
+
+    return rule
 
 
 @dataclass
 class Plan:
     """What a shapes graph asks of each statement; the shapes it cannot ask it of, with why."""
 
-    shapes: list[_Shape]
+    shapes: list[Node]
     not_streamable: list[tuple[Node, str]]
+    #: Groups of rules looked at on every statement, and on the statements of one predicate.
+    anywhere: list[_Group] = field(default_factory=list)
+    by_predicate: dict[Term, list[_Group]] = field(default_factory=dict)
 
-    def findings(self, triple: Triple) -> Iterator[Finding]:
-        for shape in self.shapes:
-            yield from shape.findings(triple)
+    def check(self, triple: Triple) -> list[Finding]:
+        """The results one statement (pyoxigraph terms) gives."""
+        found: list[Finding] = []
+        for group in self.anywhere:
+            results = group.findings(triple)
+            if results:
+                found.extend(results)
+        for group in self.by_predicate.get(triple[1], ()):
+            results = group.findings(triple)
+            if results:
+                found.extend(results)
+        return found
+
+    def findings(self, triple: tuple[Node, Node, Node]) -> list[Finding]:
+        """:meth:`check` on a statement of rdflib terms."""
+        return self.check(tuple(from_rdflib(term) for term in triple))  # type: ignore[arg-type]
 
 
 def plan(shapes: Graph) -> Plan:
     """The streamed checks of every node shape that has targets (SHACL §2.1.3)."""
-    streamable, not_streamable = [], []
+    names: list[Node] = []
+    not_streamable: list[tuple[Node, str]] = []
+    groups: dict[tuple[Term | None, tuple[int, ...]], _Group] = {}
     has_targets = {SH.targetSubjectsOf, SH.targetObjectsOf, SH.target, SH.targetClass, SH.targetNode}
     shape_nodes = sorted({s for p in has_targets for s in shapes.subjects(p, None)}, key=str)
     shape_nodes += sorted(
@@ -397,7 +486,18 @@ def plan(shapes: Graph) -> Plan:
         if shapes.value(node, SH.deactivated) == Literal(True):
             continue
         try:
-            streamable.append(_shape(shapes, node))
+            rules = _shape_rules(shapes, node)
         except NotStreamableError as why:
             not_streamable.append((node, str(why)))
-    return Plan(streamable, not_streamable)
+            continue
+        names.append(node)
+        for predicate, positions, rule, gate, test in rules:
+            groups.setdefault((predicate, positions), _Group(positions)).rules.append((rule, gate, test))
+    result = Plan(names, not_streamable)
+    for (predicate, _), group in groups.items():
+        group.close()
+        if predicate is None:
+            result.anywhere.append(group)
+        else:
+            result.by_predicate.setdefault(predicate, []).append(group)
+    return result
