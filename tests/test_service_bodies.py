@@ -210,3 +210,23 @@ def test_a_multipart_form_over_the_limit_is_413(small: TestClient) -> None:
     is_413(small.post("/validate", files=files, params={"base": BASE}), 100_000)
     files = {"data": ("d.ttl", data, "text/turtle")}
     assert small.post("/validate", files=files, params={"base": BASE}).status_code == 200
+
+
+@pytest.mark.parametrize(("syntax", "mode"), [("nt", "plain"), ("nt", "chunked"), ("ttl", "chunked")])
+def test_a_fault_at_the_end_of_a_body_is_a_problem_and_a_200_says_its_length(
+    server: str, syntax: str, mode: str
+) -> None:
+    # The service answers once the work is done (README, "Service"): a fault in the last line
+    # of a 2 MiB body is a 4xx problem saying where, never a 200 cut short; and a 200 carries
+    # its Content-Length, so a client that reads fewer bytes knows the answer is not whole.
+    good = statements(syntax, 2 * MiB)
+    content_type = SYNTAX[syntax][1]
+    whole = post(server, good, mode, content_type, "application/n-triples")
+    assert whole.status_code == 200
+    assert "chunked" not in whole.headers.get("transfer-encoding", "")
+    assert int(whole.headers["content-length"]) == len(whole.content) > 0
+    bad = good + b"<http://example.org/s> <http://example.org/p> .\n"
+    answer = post(server, bad, mode, content_type, "application/n-triples")
+    assert 400 <= answer.status_code < 500
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    assert answer.json()["line"] == bad.count(b"\n")
