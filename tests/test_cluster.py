@@ -42,6 +42,22 @@ def write_dump(path: Path, start: int, lines: int) -> None:
             out.write(f"{subject} <http://example.org/p{i % 4}> {obj} .\n")
 
 
+def compressed_dump(folder: Path, extension: str, lines: int) -> tuple[Path, Path]:
+    """A dump of ``lines`` lines (``a.nt``) and its copy compressed as ``extension`` names."""
+    from ldids.rdf.compression import compression_of
+
+    plain = folder / "a.nt"
+    write_dump(plain, 0, lines)
+    packed = folder / f"a.nt{extension}"
+    found = compression_of(str(packed))
+    assert found is not None
+    with packed.open("wb") as raw:
+        out = found.writer(raw)
+        out.write(plain.read_bytes())
+        out.close()
+    return plain, packed
+
+
 def test_same_output_as_one_process(client: object, tmp_path: Path) -> None:
     first, second = tmp_path / "a.nt", tmp_path / "b.nt"
     write_dump(first, 0, 2000)
@@ -129,17 +145,7 @@ def test_cli_on_a_local_cluster(tmp_path: Path) -> None:
 @pytest.mark.parametrize("extension", [".gz", ".bz2", ".xz", ".zst"])
 def test_compressed_inputs_are_read_whole(client: object, tmp_path: Path, extension: str) -> None:
     """A compressed file cannot be cut into byte ranges: each is one partition, decompressed."""
-    from ldids.rdf.compression import compression_of
-
-    plain = tmp_path / "a.nt"
-    write_dump(plain, 0, 1500)
-    packed = tmp_path / f"a.nt{extension}"
-    found = compression_of(str(packed))
-    assert found is not None
-    with packed.open("wb") as raw:
-        out = found.writer(raw)
-        out.write(plain.read_bytes())
-        out.close()
+    plain, packed = compressed_dump(tmp_path, extension, 1500)
     expected = tmp_path / "single.nt"
     normalize_dump([str(plain)], str(expected), Settings(Config()), links=None)
     folder = tmp_path / "cluster"
@@ -178,17 +184,7 @@ def test_a_last_line_without_a_line_break_is_read(client: object, tmp_path: Path
 def test_a_compressed_file_cut_short_is_an_error(
     client: object, tmp_path: Path, extension: str, on_error: Literal["stop", "skip"]
 ) -> None:
-    from ldids.rdf.compression import compression_of
-
-    plain = tmp_path / "a.nt"
-    write_dump(plain, 0, 3000)
-    packed = tmp_path / f"a.nt{extension}"
-    found = compression_of(str(packed))
-    assert found is not None
-    with packed.open("wb") as raw:
-        out = found.writer(raw)
-        out.write(plain.read_bytes())
-        out.close()
+    _, packed = compressed_dump(tmp_path, extension, 3000)
     packed.write_bytes(packed.read_bytes()[: packed.stat().st_size // 2])
     folder = tmp_path / "out"
     with pytest.raises(InputError, match="cannot decompress"):

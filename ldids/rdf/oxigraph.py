@@ -20,7 +20,7 @@ from ldids.rdf import rdfxml
 from ldids.rdf.files import Format
 from ldids.rdf.formats import resolve_format
 
-__all__ = ["OXIGRAPH_FORMATS", "check_base", "embedded_rdf_xml", "keep_prefixes", "oxigraph_quads"]
+__all__ = ["OXIGRAPH_FORMATS", "check_base", "embedded_rdf_xml", "keep_prefixes", "oxigraph_quads", "rdflib_term"]
 
 OXIGRAPH_FORMATS = {
     "nt": ox.RdfFormat.N_TRIPLES,
@@ -112,6 +112,28 @@ def embedded_rdf_xml_bytes(data: bytes, base: str, source: str | None, what: str
         raise InputError(f"{what} is not valid RDF/XML: {error.message}", source=source, line=at) from error
 
 
+def rdflib_term(node: object) -> Node:
+    """A pyoxigraph IRI, blank node (by its label) or RDF 1.1 literal as rdflib's. A simple
+    literal is an xsd:string (RDF 1.1 §3.3): rdflib writes it without one. RDF 1.2's triple
+    terms and base directions have no rdflib term: ValueError, saying which."""
+    if isinstance(node, ox.NamedNode):
+        return URIRef(node.value)
+    if isinstance(node, ox.BlankNode):
+        return BNode(node.value)
+    if isinstance(node, ox.Literal):
+        if node.direction is not None:
+            raise ValueError(_DIRECTION)
+        if node.language:
+            return Literal(node.value, lang=node.language)
+        datatype = node.datatype.value
+        return Literal(node.value) if datatype == _XSD_STRING else Literal(node.value, datatype=URIRef(datatype))
+    raise ValueError(_TRIPLE_TERM)
+
+
+_DIRECTION = "a literal with a base direction (@lang--dir)"
+_TRIPLE_TERM = "a triple term (<<( ... )>>, << ... >>)"
+
+
 class _Terms:
     """pyoxigraph's terms as rdflib's. RDF 1.2's triple terms and base directions, which
     pyoxigraph reads, have no rdflib term (nor a place in ldids' RDF 1.1): refused."""
@@ -122,21 +144,13 @@ class _Terms:
         self.blank_nodes = blank_nodes
 
     def term(self, node: object) -> Node:
-        if isinstance(node, ox.NamedNode):
-            return URIRef(node.value)
-        if isinstance(node, ox.BlankNode):
-            if self.blank_nodes is None:
-                return BNode(node.value)
+        if isinstance(node, ox.BlankNode) and self.blank_nodes is not None:
             return self.blank_nodes.setdefault(node.value, BNode())
-        if isinstance(node, ox.Literal):
-            if node.direction is not None:
-                raise self.rdf_1_2("a literal with a base direction (@lang--dir)", rb"@[A-Za-z0-9-]*--(?:ltr|rtl)")
-            if node.language:
-                return Literal(node.value, lang=node.language)
-            datatype = node.datatype.value
-            # A simple literal is an xsd:string (RDF 1.1 §3.3); rdflib writes it without one.
-            return Literal(node.value) if datatype == _XSD_STRING else Literal(node.value, datatype=URIRef(datatype))
-        raise self.rdf_1_2("a triple term (<<( ... )>>, << ... >>)", rb"<<")
+        try:
+            return rdflib_term(node)
+        except ValueError as error:
+            where = rb"@[A-Za-z0-9-]*--(?:ltr|rtl)" if str(error) == _DIRECTION else rb"<<"
+            raise self.rdf_1_2(str(error), where) from None
 
     def rdf_1_2(self, what: str, pattern: bytes) -> InputError:
         found = re.search(pattern, self.data)

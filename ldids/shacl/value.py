@@ -15,6 +15,7 @@ from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH
 from rdflib.term import BNode, Literal, Node, URIRef
 
+from ldids.rdf.oxigraph import rdflib_term
 from ldids.shacl.expression import Value
 from ldids.shacl.pyregex import UntranslatableError, to_python
 
@@ -72,17 +73,12 @@ class NotStreamableError(Exception):
 
 
 def to_rdflib(term: Term) -> Node:
-    """A pyoxigraph term as rdflib reads it from N-Triples (what pyshacl is given)."""
-    if isinstance(term, ox.NamedNode):
-        return URIRef(term.value)
-    if isinstance(term, ox.BlankNode):
-        return BNode(term.value)
-    if isinstance(term, ox.Literal):
-        if term.language:
-            return Literal(term.value, lang=term.language)
-        datatype = term.datatype.value
-        return Literal(term.value, datatype=None if datatype == _XSD_STRING else URIRef(datatype))
-    raise NotStreamableError("RDF 1.2 triple terms are not validated")
+    """A pyoxigraph term as rdflib reads it from N-Triples (what pyshacl is given), by the
+    readers' own conversion (ldids.rdf.oxigraph)."""
+    try:
+        return rdflib_term(term)
+    except ValueError as error:
+        raise NotStreamableError(f"RDF 1.2 is not validated: {error}") from None
 
 
 def from_rdflib(node: Node) -> Term:
