@@ -36,7 +36,7 @@ import itertools
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +46,7 @@ import pyoxigraph
 from pyoxigraph import Quad, QuadParser, RdfFormat
 
 from ldids.errors import InputError
-from ldids.rdf import rdfxml
+from ldids.rdf import rdfxml, xmlcheck
 from ldids.rdf.compression import compression_of
 from ldids.rdf.files import InputStream, open_input
 
@@ -129,11 +129,16 @@ class NQuadsReader(io.BufferedIOBase):
         super().__init__()
         self._name, self._base = name, base
         self._shown = "<stdin>" if name == "-" else name
-        self._pieces: Iterator[list[Quad]]
+        self._pieces: Iterator[Iterable[Quad]]
+        self._check: xmlcheck.Check | None = None
         if fmt == "xml":
+            literals, size = _looked_through(name)
+            beside = not literals and size >= xmlcheck.SEPARATE_FROM
             document = rdfxml.Document(
-                source, self._shown, base, rename_blank_nodes=rename_blank_nodes, literals=_may_say_literal(name)
+                source, self._shown, base, rename_blank_nodes=rename_blank_nodes, literals=literals, checked=beside
             )
+            if beside:  # once the prolog has passed (no entity, no DTD)
+                self._check = xmlcheck.Check(name, self._shown)
             self._pieces = document.pieces(_PIECE)
         else:
             read = cast("IO[bytes]", source)
@@ -145,6 +150,20 @@ class NQuadsReader(io.BufferedIOBase):
 
     def readable(self) -> bool:
         return True
+
+    def close(self) -> None:
+        if self._check is not None:
+            self._check.stop()
+            self._check = None
+        super().close()
+
+    def _verdict(self) -> InputError | None:
+        """What the check of the document beside its parse found (None: well-formed, or
+        checked in step)."""
+        if self._check is None:
+            return None
+        check, self._check = self._check, None
+        return check.verdict()
 
     def readinto(self, buffer: WriteableBuffer, /) -> int:
         with memoryview(buffer) as view, view.cast("B") as target:
@@ -170,12 +189,19 @@ class NQuadsReader(io.BufferedIOBase):
         """The next statements as lines; empty at the end of the document."""
         try:
             piece = next(self._pieces, None)
+            # Serialized as they are parsed: a list of the piece's statements would cost
+            # more than their serialization.
+            data = b"" if piece is None else pyoxigraph.serialize(piece, format=pyoxigraph.RdfFormat.N_QUADS)
         except SyntaxError as error:
-            raise self._syntax_error(error) from None
-        if piece is None:
-            return b""
-        data = pyoxigraph.serialize(piece, format=pyoxigraph.RdfFormat.N_QUADS)
+            # lxml, reading in step, would have said first where the XML is malformed.
+            raise (self._verdict() or self._syntax_error(error)) from None
         assert data is not None
+        if not data:
+            # The last statement is given only once the document is known to be XML.
+            malformed = self._verdict()
+            if malformed is not None:
+                raise malformed
+            return b""
         if b"\\" in data:
             data = _ESCAPE.sub(_unescape, data)
         return data
@@ -191,29 +217,32 @@ class NQuadsReader(io.BufferedIOBase):
         return InputError(f"syntax error: {detail}", source=self._shown, line=line, column=column)
 
 
-def _may_say_literal(name: str) -> bool:
-    """Whether the RDF/XML file ``name`` may hold XML literals: a plain file is looked through
-    (a megabyte at a time, at the speed of memchr: a fraction of what building lxml's tree of
-    it would cost); standard input and compressed files can be read once only, and may."""
+def _looked_through(name: str) -> tuple[bool, int]:
+    """Whether the RDF/XML file ``name`` may hold XML literals, and its size if it is a plain
+    file that can be read again (else 0). A plain file is looked through (a megabyte at a
+    time, at the speed of memchr: a fraction of what building lxml's tree of it would cost);
+    standard input and compressed files can be read once only, and may."""
     if name == "-" or compression_of(name) is not None:
-        return True
+        return True, 0
     try:
         with open(name, "rb") as file:
-            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-                return True
+            status = os.fstat(file.fileno())
+            if not stat.S_ISREG(status.st_mode):
+                return True, 0
             tail = b""
             while piece := file.read(1 << 20):
                 if rdfxml.says_literal(tail + piece[:16]) or rdfxml.says_literal(piece):
-                    return True
+                    return True, status.st_size
                 tail = piece[-16:]
-            return False
+            return False, status.st_size
     except OSError:  # said when the file is read for its statements
-        return True
+        return True, 0
 
 
-def _pieces(quads: QuadParser) -> Iterator[list[Quad]]:
-    while piece := list(itertools.islice(quads, _PIECE)):
-        yield piece
+def _pieces(quads: QuadParser) -> Iterator[Iterable[Quad]]:
+    # Without end: an empty piece is the end of the document.
+    while True:
+        yield itertools.islice(quads, _PIECE)
 
 
 @contextmanager

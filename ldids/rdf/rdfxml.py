@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import IO, Any, cast
 from urllib.parse import urljoin
@@ -37,7 +37,7 @@ from lxml import etree
 from ldids.errors import InputError
 from ldids.rdf.files import InputStream
 
-__all__ = ["Document", "canonical_content", "locate", "says_literal"]
+__all__ = ["Document", "canonical_content", "locate", "says_literal", "well_formed"]
 
 _RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 _PARSE_TYPE = f"{{{_RDF}}}parseType"
@@ -63,10 +63,14 @@ class Document:
         *,
         rename_blank_nodes: bool,
         literals: bool = True,
+        checked: bool = False,
     ) -> None:
         """``literals`` false says the document holds no XML literal (it does not say "Literal"
-        anywhere, see :func:`says_literal`): lxml then only checks it, building no tree."""
-        self._checked = _CheckedXml(source, shown, base, literals)
+        anywhere, see :func:`says_literal`): lxml then only checks it, building no tree.
+        ``checked`` says the caller checks the document is well-formed (:func:`well_formed`,
+        in another process: :mod:`ldids.rdf.xmlcheck`) and it holds no XML literal: lxml
+        then reads only its prolog, for entities, a DTD and the namespaces."""
+        self._checked = _CheckedXml(source, shown, base, literals, checked=checked)
         self._quads = ox.parse(
             input=cast("IO[bytes]", self._checked),
             format=ox.RdfFormat.RDF_XML,
@@ -79,7 +83,12 @@ class Document:
         """The namespaces declared so far, by prefix (the first declaration of a prefix)."""
         return self._checked.prefixes
 
-    def pieces(self, size: int) -> Iterator[list[ox.Quad]]:
+    def pieces(self, size: int) -> Iterator[Iterable[ox.Quad]]:
+        """The statements, ``size`` at a time. A document that holds no XML literal gives them
+        as pyoxigraph parses them, without end: a piece that is empty is the end."""
+        if self._checked.tree is None:
+            while True:
+                yield itertools.islice(self._quads, size)
         literals = self._checked.literals
         while True:
             # lxml has read past every statement of the piece, so their literals are queued.
@@ -146,25 +155,28 @@ class _CheckedXml:
     top-level elements read whole give up their XML literals (:class:`_Literals`) and are
     dropped, so the tree lxml keeps is about one of them at a time."""
 
-    def __init__(self, source: InputStream, shown: str, base: str | None, literals: bool) -> None:
+    def __init__(self, source: InputStream, shown: str, base: str | None, literals: bool, *, checked: bool) -> None:
         self._source, self._shown = source, shown
         head, root, self.prefixes = _prolog(source, shown)
-        # The options of ldids.safexml: no DTD loaded, no entity expanded, nothing fetched.
-        options: dict[str, Any] = {"resolve_entities": False, "no_network": True, "load_dtd": False, "huge_tree": False}
-        self._tree: etree.XMLPullParser | None = None
-        if literals:
+        self.tree: etree.XMLPullParser | None = None
+        self._parser: Any = None
+        if checked:
+            pass
+        elif literals:
             # The one event asked for is the root's start, to hold the tree lxml builds.
-            self._tree = etree.XMLPullParser(events=("start",) if root else (), tag=root, base_url=base, **options)
-            self._parser: Any = self._tree
+            self.tree = etree.XMLPullParser(events=("start",) if root else (), tag=root, base_url=base, **_OPTIONS)
+            self._parser = self.tree
         else:
-            # A target without start/end/data methods costs no Python call per element.
-            self._parser = etree.XMLParser(target=cast("etree.ParserTarget[None]", _Nothing()), **options)
+            self._parser = _checker()
         self.literals = _Literals()
         self._ended = False
         self._checked = self._check(head)
         self._offset = 0
 
     def _check(self, data: bytes) -> bytes:
+        if self._parser is None:
+            self._ended = not data
+            return data
         try:
             if data:
                 self._parser.feed(data)
@@ -173,10 +185,10 @@ class _CheckedXml:
                 self._parser.close()
         except etree.XMLSyntaxError as error:
             raise _malformed(error, self._shown) from None
-        if self._tree is not None:
+        if self.tree is not None:
             self.literals.see(data)
             if self.literals.root is None:
-                for _, root in self._tree.read_events():
+                for _, root in self.tree.read_events():
                     self.literals.root = root
                     break
             self.literals.collect(ended=self._ended)
@@ -274,6 +286,27 @@ class _Literals:
         # rdf:ID on a property element reifies its statement: the literal is given twice,
         # as the object and as the rdf:object of the reification (RDF 1.1 XML Syntax §7.3).
         self.queue.append([canonical, 2 if element.get(_ID) is not None else 1])
+
+
+# The options of ldids.safexml: no DTD loaded, no entity expanded, nothing fetched.
+_OPTIONS: dict[str, Any] = {"resolve_entities": False, "no_network": True, "load_dtd": False, "huge_tree": False}
+
+
+def _checker() -> Any:  # lxml's parser with a custom target
+    # A target without start/end/data methods costs no Python call per element.
+    return etree.XMLParser(target=cast("etree.ParserTarget[None]", _Nothing()), **_OPTIONS)
+
+
+def well_formed(source: InputStream, shown: str) -> None:
+    """Read ``source`` to its end: an :class:`InputError` with the line and column if it is not
+    well-formed XML, as :class:`Document` says when lxml reads in step (no tree is built)."""
+    parser = _checker()
+    try:
+        while data := source.read(_CHUNK):
+            parser.feed(data)
+        parser.close()
+    except etree.XMLSyntaxError as error:
+        raise _malformed(error, shown) from None
 
 
 class _Nothing:

@@ -1,0 +1,142 @@
+"""An RDF/XML file's well-formedness checked in another process while pyoxigraph parses it
+(ldids.rdf.xmlcheck) says what lxml says reading in step: the same error, line and column,
+no output, and the same statements when the file is well-formed.
+
+Each malformed document below is one pyoxigraph's RDF/XML parser accepts (XML 1.0 §2.2
+characters, §2.4 ``]]>`` in text, §2.5 ``--`` in comments, §2.8 the XML
+declaration only first, a document cut short): only lxml's check stands between them and
+statements written.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pyoxigraph
+import pytest
+
+from ldids.cli import main
+from ldids.dumps.rdf_stream import Parsed
+from ldids.dumps.run import normalize_dump
+from ldids.dumps.stream import Settings
+from ldids.errors import InputError
+from ldids.passes.config import Config
+from ldids.rdf import xmlcheck
+
+HEAD = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://example.org/vocab#"\n'
+    '         xmlns:dc="http://purl.org/dc/elements/1.1/">\n'
+)
+RECORD = (
+    '  <rdf:Description rdf:about="info:fedora/demo%3A{n}">\n'
+    "    <dc:identifier>demo:{n}</dc:identifier>\n"
+    '    <ex:handle rdf:resource="http://hdl.handle.net/1765/{n}"/>\n'
+    "  </rdf:Description>\n"
+)
+TAIL = "</rdf:RDF>\n"
+
+
+def document(records: int, *, bad: str = "", at: int = 0) -> str:
+    """``records`` descriptions, ``bad`` put in the text of record ``at``'s first property."""
+    parts = [HEAD]
+    for n in range(records):
+        record = RECORD.format(n=n)
+        if n == at and bad:
+            record = record.replace(f">demo:{n}<", f">demo:{n}{bad}<")
+        parts.append(record)
+    return "".join(parts) + TAIL
+
+
+#: Past the first 64 KiB, which lxml reads whole before pyoxigraph starts (the prolog's check).
+RECORDS = 2000
+GOOD = document(RECORDS)
+MALFORMED = {
+    "a control character": document(RECORDS, bad="\x01", at=1200),
+    "a NUL": document(RECORDS, bad="\x00", at=1500),
+    "a noncharacter": document(RECORDS, bad="\ufffe", at=1000),
+    "]]> in text": document(RECORDS, bad=" ]]> ", at=1900),
+    "-- in a comment": GOOD.replace(TAIL, "<!-- a -- b -->\n" + TAIL),
+    "a second XML declaration": GOOD.replace(
+        '  <rdf:Description rdf:about="info:fedora/demo%3A1999"', '<?xml version="1.0"?>\n  <rdf:Description', 1
+    ),
+    "cut short": GOOD[: GOOD.index("  <rdf:Description", len(GOOD) // 2)],
+}
+
+
+@pytest.mark.parametrize("why", sorted(MALFORMED))
+def test_pyoxigraph_alone_would_accept_each(why: str) -> None:
+    """Why the check is there: each document gives statements in pyoxigraph."""
+    data = MALFORMED[why].encode("utf-8")
+    assert list(pyoxigraph.parse(data, format=pyoxigraph.RdfFormat.RDF_XML))
+
+
+def normalized(path: Path, output: Path, beside: bool, monkeypatch: pytest.MonkeyPatch) -> InputError | bytes:
+    # The document is small: it is checked beside its parse only when the size from which a
+    # file is checked so is lowered (to 0), as it would be for a file of 8 MiB and more.
+    monkeypatch.setattr(xmlcheck, "SEPARATE_FROM", 0 if beside else 1 << 62)
+    try:
+        normalize_dump([str(path)], str(output), Settings(Config()), statements=Parsed({str(path): "xml"}))
+    except InputError as error:
+        return error
+    return output.read_bytes()
+
+
+@pytest.mark.parametrize("why", sorted(MALFORMED))
+def test_a_malformed_file_is_the_same_error_either_way(
+    why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "bad.rdf"
+    source.write_bytes(MALFORMED[why].encode("utf-8"))
+    found: dict[bool, tuple[str | None, int | None, int | None, str]] = {}
+    for beside in (False, True):
+        output = tmp_path / f"out-{beside}.nt"
+        error = normalized(source, output, beside, monkeypatch)
+        assert isinstance(error, InputError), f"{why}: written, beside={beside}"
+        assert error.message.startswith("malformed XML: ")
+        assert not output.exists()
+        found[beside] = (error.source, error.line, error.column, error.message)
+    assert found[True] == found[False]
+    line = found[True][1]
+    assert line is not None
+    assert line > 4000  # where the fault is, past the first 64 KiB
+
+
+def test_a_well_formed_file_gives_the_same_statements_either_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "good.rdf"
+    source.write_text(GOOD, encoding="utf-8")
+    in_step = normalized(source, tmp_path / "a.nt", False, monkeypatch)
+    beside = normalized(source, tmp_path / "b.nt", True, monkeypatch)
+    assert isinstance(in_step, bytes)
+    assert in_step == beside
+    assert in_step.count(b"\n") == 4 * RECORDS  # two statements a record, and a link from each identifier's other form
+
+
+def test_the_check_on_its_own(tmp_path: Path) -> None:
+    good, bad = tmp_path / "good.rdf", tmp_path / "bad.rdf"
+    good.write_text(GOOD, encoding="utf-8")
+    bad.write_text(MALFORMED["a control character"], encoding="utf-8")
+    ran = subprocess.run([sys.executable, "-m", "ldids.rdf.xmlcheck", str(good)], capture_output=True, check=False)
+    assert (ran.returncode, ran.stdout) == (0, b"")
+    ran = subprocess.run([sys.executable, "-m", "ldids.rdf.xmlcheck", str(bad)], capture_output=True, check=False)
+    assert ran.returncode == 1
+    assert b'"line": 4805, "column": 29' in ran.stdout  # 3 lines of head, 4 a record: record 1200's second line
+    assert xmlcheck.check_file(str(good)) is None
+
+
+def test_a_large_file_cut_short_fails_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Past the size from which the check runs beside the parse, as a user runs it."""
+    text = document(xmlcheck.SEPARATE_FROM // len(RECORD) + 100)
+    cut = text[: text.index("  <rdf:Description", len(text) - 1000)]
+    source, output = tmp_path / "big.rdf", tmp_path / "out.nt"
+    source.write_text(cut, encoding="utf-8")
+    assert source.stat().st_size >= xmlcheck.SEPARATE_FROM
+    code = main(["normalize", str(source), "-o", str(output), "--workers", "2"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"ldids: {source}:{cut.count(chr(10)) + 1}:1: malformed XML: Premature end of data" in err
+    assert not output.exists()
