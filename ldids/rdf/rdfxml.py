@@ -71,8 +71,13 @@ class Document:
         in another process: :mod:`ldids.rdf.xmlcheck`) and it holds no XML literal: lxml
         then reads only its prolog, for entities, a DTD and the namespaces."""
         self._checked = _CheckedXml(source, shown, base, literals, checked=checked)
+        read: object = self._checked
+        if checked and source.seekable():
+            # Nothing to see on the way: pyoxigraph reads the file from its start itself.
+            source.seek(0)
+            read = source
         self._quads = ox.parse(
-            input=cast("IO[bytes]", self._checked),
+            input=cast("IO[bytes]", read),
             format=ox.RdfFormat.RDF_XML,
             base_iri=base,
             rename_blank_nodes=rename_blank_nodes,
