@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, cast
 
 import pyoxigraph
-from pyoxigraph import Quad, QuadParser, RdfFormat
+from pyoxigraph import Quad, RdfFormat
 
 from ldids.errors import InputError
 from ldids.rdf import rdfxml, xmlcheck
@@ -130,6 +130,7 @@ class NQuadsReader(io.BufferedIOBase):
         self._name, self._base = name, base
         self._shown = "<stdin>" if name == "-" else name
         self._pieces: Iterator[Iterable[Quad]]
+        self._quads: Iterator[Quad] = iter(())
         self._check: xmlcheck.Check | None = None
         if fmt == "xml":
             literals, size = _looked_through(name)
@@ -142,9 +143,10 @@ class NQuadsReader(io.BufferedIOBase):
             self._pieces = document.pieces(_PIECE)
         else:
             read = cast("IO[bytes]", source)
-            self._pieces = _pieces(
-                pyoxigraph.parse(input=read, format=_format(fmt), base_iri=base, rename_blank_nodes=rename_blank_nodes)
+            parsed = pyoxigraph.parse(
+                input=read, format=_format(fmt), base_iri=base, rename_blank_nodes=rename_blank_nodes
             )
+            self._pieces = iter((parsed,))
         self._pending = b""
         self._offset = 0
 
@@ -188,14 +190,10 @@ class NQuadsReader(io.BufferedIOBase):
     def _piece(self) -> bytes:
         """The next statements as lines; empty at the end of the document."""
         try:
-            piece = next(self._pieces, None)
-            # Serialized as they are parsed: a list of the piece's statements would cost
-            # more than their serialization.
-            data = b"" if piece is None else pyoxigraph.serialize(piece, format=pyoxigraph.RdfFormat.N_QUADS)
+            data = self._serialized()
         except SyntaxError as error:
             # lxml, reading in step, would have said first where the XML is malformed.
             raise (self._verdict() or self._syntax_error(error)) from None
-        assert data is not None
         if not data:
             # The last statement is given only once the document is known to be XML.
             malformed = self._verdict()
@@ -205,6 +203,19 @@ class NQuadsReader(io.BufferedIOBase):
         if b"\\" in data:
             data = _ESCAPE.sub(_unescape, data)
         return data
+
+    def _serialized(self) -> bytes:
+        """Some thousands of statements, serialized as they are parsed (a list of them would
+        cost more than their serialization); empty at the end."""
+        while True:
+            data = pyoxigraph.serialize(itertools.islice(self._quads, _PIECE), format=pyoxigraph.RdfFormat.N_QUADS)
+            assert data is not None
+            if data:
+                return data
+            piece = next(self._pieces, None)
+            if piece is None:
+                return b""
+            self._quads = iter(piece)
 
     def _syntax_error(self, error: SyntaxError) -> InputError:
         detail = _POSITION.sub("", str(error.msg or error))
@@ -237,12 +248,6 @@ def _looked_through(name: str) -> tuple[bool, int]:
             return False, status.st_size
     except OSError:  # said when the file is read for its statements
         return True, 0
-
-
-def _pieces(quads: QuadParser) -> Iterator[Iterable[Quad]]:
-    # Without end: an empty piece is the end of the document.
-    while True:
-        yield itertools.islice(quads, _PIECE)
 
 
 @contextmanager

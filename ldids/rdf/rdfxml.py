@@ -89,11 +89,11 @@ class Document:
         return self._checked.prefixes
 
     def pieces(self, size: int) -> Iterator[Iterable[ox.Quad]]:
-        """The statements, ``size`` at a time. A document that holds no XML literal gives them
-        as pyoxigraph parses them, without end: a piece that is empty is the end."""
+        """The statements, ``size`` at a time; a document that holds no XML literal gives them
+        in one piece, as pyoxigraph parses them."""
         if self._checked.tree is None:
-            while True:
-                yield itertools.islice(self._quads, size)
+            yield self._quads
+            return
         literals = self._checked.literals
         while True:
             # lxml has read past every statement of the piece, so their literals are queued.
