@@ -1465,6 +1465,9 @@ typedef struct {
     int rules[MAX_RULES];     /* per scheme index: how its canonical IRI carries a PID namespace */
     PyObject *rule_prefixes;  /* tuple of bytes per scheme index: the prefix the rule reads after */
     Needles prefixes;         /* the prefixed schemes' prefilter needles (folded) alone */
+    unsigned char last[64];   /* the last namespace asked about, as written, and whether it */
+    Py_ssize_t last_length;   /* is a URI scheme's name (last_length -1: none yet) */
+    int last_is_scheme;
 } BarePids;
 
 enum { PID_NAMESPACE = 1, PID_OBJECT_ID = 2 };
@@ -1593,7 +1596,7 @@ static int subject_namespace(Memo *memo, const BarePids *bare, const unsigned ch
 /* The memo value of a literal raw[0..raw_length) under a bare-PID predicate, as
  * ldids.dumps.worker._Worker.decide makes it (a new reference); NULL without an error:
  * ask Python. `subject_value`: the subject's memo value (borrowed), or NULL. */
-static PyObject *bare_pid_decision(Memo *memo, const BarePids *bare, const unsigned char *raw, Py_ssize_t raw_length,
+static PyObject *bare_pid_decision(Memo *memo, BarePids *bare, const unsigned char *raw, Py_ssize_t raw_length,
                                    const unsigned char *subject, Py_ssize_t subject_length, PyObject *subject_value) {
     if (raw_length < 2 || raw[0] != '"' || memchr(raw, '\\', (size_t)raw_length) != NULL) {
         return NULL; /* escapes: the text is Python's to unescape */
@@ -1626,21 +1629,32 @@ static PyObject *bare_pid_decision(Memo *memo, const BarePids *bare, const unsig
     if (namespace == 0) {
         return NULL;
     }
-    /* Shaped like a bare PID, but a URI scheme's name (registry.foreign): left alone. */
-    PyObject *name = PyUnicode_New(namespace, 127);
-    if (name == NULL) {
-        return NULL;
-    }
-    Py_UCS1 *lower = PyUnicode_1BYTE_DATA(name);
-    for (Py_ssize_t i = 0; i < namespace; i++) {
-        lower[i] = fold(text[i]);
-    }
-    int scheme_name = PySet_Contains(bare->uri_schemes, name);
-    Py_DECREF(name);
-    if (scheme_name != 0) {
+    /* Shaped like a bare PID, but a URI scheme's name (registry.foreign): left alone. A
+     * dump's bare PIDs mostly share a namespace: the last one's answer is kept. */
+    int scheme_name = bare->last_length == namespace && memcmp(bare->last, text, (size_t)namespace) == 0
+                          ? bare->last_is_scheme
+                          : -1;
+    if (scheme_name < 0) {
+        PyObject *name = PyUnicode_New(namespace, 127);
+        if (name == NULL) {
+            return NULL;
+        }
+        Py_UCS1 *lower = PyUnicode_1BYTE_DATA(name);
+        for (Py_ssize_t i = 0; i < namespace; i++) {
+            lower[i] = fold(text[i]);
+        }
+        scheme_name = PySet_Contains(bare->uri_schemes, name);
+        Py_DECREF(name);
         if (scheme_name < 0) {
             return NULL;
         }
+        if (namespace <= (Py_ssize_t)sizeof bare->last) {
+            memcpy(bare->last, text, (size_t)namespace);
+            bare->last_length = namespace;
+            bare->last_is_scheme = scheme_name;
+        }
+    }
+    if (scheme_name) {
         Py_INCREF(bare->left_uri_scheme);
         return bare->left_uri_scheme;
     }
@@ -1691,7 +1705,8 @@ static PyObject *bare_pid_decision(Memo *memo, const BarePids *bare, const unsig
 /* The memo value of one term (a new reference), or NULL on error. */
 static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py_ssize_t raw_length,
                          const unsigned char *bare_predicate, Py_ssize_t bare_predicate_length,
-                         const unsigned char *subject, Py_ssize_t subject_length, int linkable) {
+                         const unsigned char *subject, Py_ssize_t subject_length, int linkable, BarePids *bare,
+                         PyObject *subject_value) {
     PyObject *value = PyDict_GetItemWithError(memo->memo, key);
     if (value != NULL) {
         Py_INCREF(value);
@@ -1710,6 +1725,20 @@ static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py
         }
     }
 #endif
+    if (bare != NULL) {
+        /* A literal under a bare-PID predicate (the statement's subject its context). */
+        value = bare_pid_decision(memo, bare, raw, raw_length, subject, subject_length, subject_value);
+        if (value == NULL && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (value != NULL) {
+            if (remember(memo, key, value) < 0) {
+                Py_DECREF(value);
+                return NULL;
+            }
+            return value;
+        }
+    }
     if (memo->compiled != NULL && bare_predicate == NULL) {
         value = compiled_decision(memo, raw, raw_length);
         if (value == NULL && PyErr_Occurred()) {
@@ -1876,6 +1905,7 @@ static int bare_pids_init(PyObject *tables, Memo *memo, BarePids *bare, PyObject
             bare->chars[chars[i]] |= chars[i] < 0x80 ? (k == 0 ? PID_NAMESPACE : PID_OBJECT_ID) : 0;
         }
     }
+    bare->last_length = -1;
     bare->prefixes.folded = folded;
     bare->prefixes.exact = none;
     needles_init(&bare->prefixes);
@@ -2091,23 +2121,11 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
             int linkable = index_ == 0 || index_ == 2;
             const unsigned char *subject = line + terms.start[0];
             Py_ssize_t subject_length = terms.stop[0] - terms.start[0];
-            PyObject *key = NULL, *value = NULL;
-            if (literal_under_bare && bare_on) {
-                if (bare_pid < 0) {
-                    bare_pid = one_of(bare_pids.predicates, predicate, predicate_length);
-                }
-                /* Not memoized: the key is as long as the statement, and rarely met again. */
-                value = bare_pid ? bare_pid_decision(&memo, &bare_pids, raw, raw_length, subject, subject_length,
-                                                     subject_value)
-                                 : NULL;
-                if (value == NULL && PyErr_Occurred()) {
-                    failed = 1;
-                    break;
-                }
+            PyObject *key, *value;
+            if (literal_under_bare && bare_on && bare_pid < 0) {
+                bare_pid = one_of(bare_pids.predicates, predicate, predicate_length);
             }
-            if (value != NULL) {
-                /* decided above */
-            } else if (literal_under_bare) {
+            if (literal_under_bare) {
                 key = PyBytes_FromStringAndSize(NULL, predicate_length + subject_length + raw_length);
                 if (key != NULL) {
                     char *at = PyBytes_AS_STRING(key);
@@ -2124,18 +2142,17 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
             } else {
                 key = PyBytes_FromStringAndSize((const char *)raw, raw_length);
             }
+            if (key == NULL) {
+                failed = 1;
+                break;
+            }
+            value = look_up(&memo, key, raw, raw_length, literal_under_bare ? predicate : NULL, predicate_length,
+                            subject, subject_length, linkable,
+                            literal_under_bare && bare_on && bare_pid ? &bare_pids : NULL, subject_value);
             if (value == NULL) {
-                if (key == NULL) {
-                    failed = 1;
-                    break;
-                }
-                value = look_up(&memo, key, raw, raw_length, literal_under_bare ? predicate : NULL, predicate_length,
-                                subject, subject_length, linkable);
-                if (value == NULL) {
-                    Py_DECREF(key);
-                    failed = 1;
-                    break;
-                }
+                Py_DECREF(key);
+                failed = 1;
+                break;
             }
             if (index_ == 0) {
                 Py_INCREF(value);
@@ -2151,7 +2168,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
                 }
             }
             Py_DECREF(value);
-            Py_XDECREF(key);
+            Py_DECREF(key);
         }
         Py_XDECREF(subject_value);
         if (!failed) {
