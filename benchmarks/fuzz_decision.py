@@ -8,10 +8,12 @@ scheme, prefixes in any case, escapes whole and broken, Unicode, controls, long 
 mutations) is written into a statement in one of several ways: as an IRI (characters
 N-Triples does not allow in one written as \\u escapes), as an IRI with one character
 \\u-escaped, as a plain or xsd:string literal, as a bare-PID literal under dc:identifier
-of an info:fedora subject, as a predicate or a graph name. Blocks of such lines go through
-both loops, each with cold memos; the law: the same output bytes, counts (rewritten, left
-alone, invalid), problems reported, bad lines and links. tests/test_decision_fuzz.py runs a
-short seeded version; exit status 1 if the law breaks.
+of an info:fedora subject, as a predicate or a graph name; or it is the subject of a
+bare-PID-shaped literal under dc:identifier, whose namespace is often the one the subject
+carries (the compiled loop decides those itself, from the subject's decision). Blocks of
+such lines go through both loops, each with cold memos; the law: the same output bytes,
+counts (rewritten, left alone, invalid), problems reported, bad lines and links.
+tests/test_decision_fuzz.py runs a short seeded version; exit status 1 if the law breaks.
 
     python benchmarks/fuzz_decision.py [--count N] [--seed S] [--workers N]
 """
@@ -22,6 +24,7 @@ import argparse
 import multiprocessing
 import os
 import random
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -30,6 +33,7 @@ from pathlib import Path
 from ldids.dumps import stream, worker
 from ldids.dumps.settings import Settings
 from ldids.ntriples import iri, literal
+from ldids.passes import decision
 from ldids.passes.config import Config
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -63,9 +67,56 @@ def escape_one(rng: random.Random, text: str) -> str:
     return f"<{body[:at]}\\u{ord(body[at]):04X}{body[at + 1 :]}>"
 
 
+#: Namespaces of bare PIDs besides those found in the subject: URI schemes (never PID
+#: namespaces), prefixes of prefixed schemes, a configured one, others.
+BARE_NAMESPACES = ("demo", "Demo", "urn", "URN", "doi", "http", "oai", "OAI", "hdl", "info", "catkey", "a.b-c", "")
+
+
+def bare_pid_line(rng: random.Random, text: str) -> str:
+    """A bare-PID-shaped literal under dc:identifier whose namespace is often the PID
+    namespace the subject carries (the compiled loop reads that from the subject's own
+    decision): ``text`` is the subject, an IRI (or escaped, or a blank node), and the
+    literal's namespace a run of PID namespace characters of it."""
+    if rng.random() < 0.5:
+        # A subject that carries a PID more often than the generated terms do.
+        form = rng.choice(("info:fedora/{}", "info:fedora/{}/DS1", "http://purl.org/poi/a.b/{}", "oai:a.b:{}"))
+        text = form.format(fuzz_canonical.pid(rng))
+        text = fuzz_canonical.flip_case(rng, text) if rng.random() < 0.2 else text
+    roll = rng.random()
+    subject = iri(text) if roll < 0.8 else escape_one(rng, text) if roll < 0.9 else "_:b1"
+    # The namespace the subject carries (asked of the reference: it only picks the input),
+    # a run of the subject's text that may look like one, or another.
+    carried = decision.subject_namespace(text, CONFIGS[0])
+    runs = re.findall(r"[A-Za-z0-9.\-]+", text)
+    roll = rng.random()
+    if carried is not None and roll < 0.5:
+        namespace = carried
+    elif runs and roll < 0.8:
+        namespace = rng.choice(runs)
+    else:
+        namespace = rng.choice(BARE_NAMESPACES)
+    if rng.random() < 0.1:
+        namespace = fuzz_canonical.flip_case(rng, namespace)
+    if rng.random() < 0.5:
+        local = str(rng.randrange(10**6))
+    else:
+        local = fuzz_canonical.pid(rng).replace("%3A", ":").replace("%3a", ":").rpartition(":")[2] or "1"
+    value = namespace + rng.choice((":", ":", ":", ":", "%3A", "%3a", "::", "")) + local
+    if rng.random() < 0.15:
+        value = fuzz_canonical.mutated(rng, value)
+    roll = rng.random()
+    if roll < 0.85:
+        written = literal(value)
+    else:
+        written = literal(value, None, XSD_STRING) if roll < 0.95 else literal(value, "en")
+    return f"{subject} <{DC_IDENTIFIER}> {written} ."
+
+
 def line_of(rng: random.Random, text: str) -> str:
     """One statement in which ``text`` is a term, written one of several ways."""
-    kind = rng.randrange(8)
+    kind = rng.randrange(10)
+    if kind >= 8:
+        return bare_pid_line(rng, text)
     subject = "<info:fedora/demo:1>" if rng.random() < 0.5 else "<http://example.org/s>"
     if kind == 0:
         return f"{subject} <http://example.org/p> {iri(text)} ."

@@ -1,4 +1,5 @@
-"""The compiled loop decides IRIs in prefixed forms itself (``compiled_decision`` in
+"""The compiled loop decides IRIs in prefixed forms and the commonest bare PIDs under
+bare-PID predicates itself (``compiled_decision`` and ``bare_pid_decision`` in
 ldids/dumps/_scan.c); the Python loop asks ldids.passes.decision.decide about every term.
 Differential fuzz of the two on generated terms of every scheme (benchmarks/fuzz_decision.py,
 whose full run takes 10,000,000 terms): seeded and short here."""
@@ -100,3 +101,112 @@ def test_python_decides_where_the_compiled_decision_is_off() -> None:
     counting.asked = []
     stream._compiled(counting, b"<http://s> <http://p> <oai:a\\u002Eb:c> .\n<http://s> <http://p> <oai:1b:c> .\n", 1)
     assert counting.asked == ["<oai:a\\u002Eb:c>", "<oai:1b:c>"]
+
+
+DC = "<http://purl.org/dc/elements/1.1/identifier>"
+XSD_STRING = "<http://www.w3.org/2001/XMLSchema#string>"
+BARE = Config(bare_pid_predicates=frozenset({"http://purl.org/dc/elements/1.1/identifier"}))
+
+# (subject, object under dc:identifier, the object written, or None: unchanged; what is
+# counted besides the subject). The compiled loop decides these itself, from the subject's own decision.
+BARE_PIDS = [
+    # the subject's own namespace, in every scheme that carries one
+    ("<info:fedora/demo:1>", '"demo:2"', '"info:fedora/demo:2"', "rewritten"),
+    ("<INFO:FEDORA/demo%3a1>", '"demo:2"', '"info:fedora/demo:2"', "rewritten"),
+    ("<info:fedora/demo:1/DS1>", '"demo:2"', '"info:fedora/demo:2"', "rewritten"),
+    ("<http://purl.org/poi/a.b/demo:1>", '"demo:2"', '"info:fedora/demo:2"', "rewritten"),
+    ("<oai:a.b:demo:1>", '"demo:2"', '"info:fedora/demo:2"', "rewritten"),
+    # escapes' hex digits upper case; the datatype kept
+    ("<info:fedora/demo:1>", '"demo:a%7eb"', '"info:fedora/demo:a%7Eb"', "rewritten"),
+    ("<info:fedora/demo:1>", f'"demo:2"^^{XSD_STRING}', f'"info:fedora/demo:2"^^{XSD_STRING}', "rewritten"),
+    # another namespace, or a subject that carries none: left alone
+    ("<info:fedora/demo:1>", '"catkey:123"', None, "bare-pid-foreign-namespace"),
+    ("<info:fedora/Demo:1>", '"demo:2"', None, "bare-pid-foreign-namespace"),
+    ("<info:fedora/*/DS1>", '"demo:2"', None, "bare-pid-foreign-namespace"),
+    ("<http://purl.org/poi/a.b/hep-th/1>", '"hep-th:2"', None, "bare-pid-foreign-namespace"),
+    ("<http://example.org/s>", '"demo:2"', None, "bare-pid-foreign-namespace"),
+    ("_:b", '"demo:2"', None, "bare-pid-foreign-namespace"),
+    ("<info:fedora/demo:>", '"demo:2"', None, "bare-pid-foreign-namespace"),  # invalid subject
+    ("<oai:a.b:demo%3A1>", '"demo:2"', None, "bare-pid-foreign-namespace"),  # invalid: ':' escaped
+    # a URI scheme's name is no PID namespace
+    ("<info:fedora/urn:1>", '"URN:isbn"', None, "bare-pid-uri-scheme"),
+    # no identifier at all
+    ("<info:fedora/demo:1>", '"demo:2"@en', None, None),
+    ("<info:fedora/demo:1>", '"Record 2"', None, None),
+    ("<info:fedora/demo:1>", '"http://example.org/x"', None, None),
+    ("<info:fedora/demo:1>", '"2"^^<http://www.w3.org/2001/XMLSchema#integer>', None, None),
+]
+
+
+@pytest.mark.parametrize(("subject", "written", "expected", "counted"), BARE_PIDS)
+def test_common_bare_pids_are_decided_without_python(
+    subject: str, written: str, expected: str | None, counted: str | None
+) -> None:
+    counting = _Counting(Settings(BARE))
+    counting.asked = []
+    data = f"{subject} {DC} {written} .\n".encode()
+    result = stream._compiled(counting, data, 1)
+    assert [raw for raw in counting.asked if raw.startswith('"')] == []
+    # The object as written (the subject may be rewritten too: its own decision)
+    assert result.output.split(b" ", 2)[2] == f"{written if expected is None else expected} .\n".encode()
+    if counted == "rewritten":
+        assert result.rewritten["fedora-pid"] == 1
+        assert result.left == {}
+    elif counted is not None:
+        assert result.left == {counted: 1}
+    else:
+        assert (result.rewritten["fedora-pid"], sum(result.left.values())) == (0, 0)
+    assert result == stream._in_python(worker._Worker(Settings(BARE)), data, 1)
+
+
+def test_python_decides_the_bare_pids_the_compiled_loop_leaves() -> None:
+    """An escaped separator (perhaps another scheme's identifier, percent-encoded), an
+    invalid PID, escapes in the literal or the subject, a prefixed form."""
+    lines = (
+        f'<info:fedora/demo:1> {DC} "demo%3A2" .\n'
+        f'<info:fedora/demo:1> {DC} "demo::2" .\n'
+        f'<info:fedora/demo:1> {DC} "demo:\\u0032" .\n'
+        f'<info:fedora/demo\\u003A1> {DC} "demo:3" .\n'
+        f'<info:fedora/demo:1> {DC} "info:fedora/demo:4" .\n'
+    ).encode()
+    counting = _Counting(Settings(BARE))
+    counting.asked = []
+    result = stream._compiled(counting, lines, 1)
+    assert [raw for raw in counting.asked if raw.startswith('"')] == [
+        '"demo%3A2"',
+        '"demo::2"',
+        '"demo:\\u0032"',
+        '"demo:3"',
+        '"info:fedora/demo:4"',
+    ]
+    assert result == stream._in_python(worker._Worker(Settings(BARE)), lines, 1)
+
+
+def test_configured_namespaces_and_literals_to_iris() -> None:
+    config = replace(BARE, pid_namespaces=frozenset({"ours"}), literals_to_iris=True)
+    data = f'<http://example.org/s> {DC} "ours:1" .\n<info:fedora/demo:1> {DC} "demo:2" .\n'.encode()
+    counting = _Counting(Settings(config))
+    counting.asked = []
+    result = stream._compiled(counting, data, 1)
+    assert [raw for raw in counting.asked if raw.startswith('"')] == []
+    assert (
+        result.output
+        == (
+            f"<http://example.org/s> {DC} <info:fedora/ours:1> .\n<info:fedora/demo:1> {DC} <info:fedora/demo:2> .\n"
+        ).encode()
+    )
+    assert result == stream._in_python(worker._Worker(Settings(config)), data, 1)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="shared decisions need Linux")
+def test_bare_pids_read_subjects_decided_by_another_process() -> None:
+    """The subject's decision found in the run's shared table, not the process's memo."""
+    data = "".join(f"{subject} {DC} {written} .\n" for subject, written, _, _ in BARE_PIDS).encode()
+    settings = Settings(BARE)
+    alone = stream._in_python(worker._Worker(settings), data, 1)
+    with stream.shared_decisions(settings) as shared:
+        assert shared
+        stream._compiled(worker._Worker(settings), data, 1)  # fills the table
+        second = worker._Worker(settings)
+        found = stream._compiled(second, data, 1)
+    assert (found.output, found.rewritten, found.left) == (alone.output, alone.rewritten, alone.left)

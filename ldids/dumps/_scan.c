@@ -1428,10 +1428,285 @@ done:
     return value;
 }
 
+/* -- Bare PIDs under bare-PID predicates ---------------------------------------------------------
+ *
+ * A literal under a bare-PID predicate (dc:identifier) that holds a bare PID ("demo:1") is
+ * rewritten only if its namespace is the subject's own PID namespace or a configured one
+ * (DESIGN.md §2): its decision depends on the statement's subject, so the memo, keyed by
+ * predicate, subject and literal, finds it again only where the same statement recurs. In a
+ * real dump each record has its own, and deciding each in Python cost half a run.
+ *
+ * Here, what ldids.passes.decision.decide answers for the commonest of them is made from
+ * tables the Python side derives from the scheme modules (ldids.dumps.worker.BarePidTables):
+ * a plain literal without escapes whose whole text is namespace ':' object-id in the PID
+ * character classes (escapes of octets allowed in the object-id), at most the PID length
+ * limit long, and holding no prefixed scheme's prefilter needle (so no prefixed scheme
+ * claims it). Its namespace is found in the subject's own decision, which the line has
+ * just looked up (the subject comes first): the scheme that canonicalized the subject and
+ * its canonical IRI give the subject's PID namespace by that scheme's rule. Everything
+ * else (escapes, an escaped separator, invalid PIDs, datatypes, subjects whose namespace
+ * needs Python) is Python's, as before. benchmarks/fuzz_decision.py holds the two equal. */
+
+enum { RULE_PYTHON = -1, RULE_NONE = 0, RULE_AFTER_PREFIX = 1, RULE_POI_LOCAL = 2 };
+#define MAX_RULES 256
+
+typedef struct {
+    PyObject *predicates;     /* tuple of raw bare-PID predicates (bytes) */
+    PyObject *datatypes;      /* tuple of raw datatype IRIs of literals that may be identifiers */
+    unsigned char chars[256]; /* PID_NAMESPACE | PID_OBJECT_ID bits */
+    Py_ssize_t max_length;    /* of a normalized PID */
+    PyObject *iri_prefix;     /* bytes: a PID's canonical IRI is this, then the normalized PID */
+    PyObject *pid_namespaces; /* tuple of configured namespaces (bytes) */
+    PyObject *uri_schemes;    /* frozenset of URI scheme names in lower case (str) */
+    unsigned char scheme;     /* the index of fedora-pid among the schemes */
+    int to_iri;               /* the rewritten literal becomes an IRI (literals-to-iris) */
+    PyObject *left_foreign;   /* memo values of a bare PID left alone: foreign namespace, */
+    PyObject *left_uri_scheme; /* ... and a URI scheme's name as namespace */
+    int rules[MAX_RULES];     /* per scheme index: how its canonical IRI carries a PID namespace */
+    PyObject *rule_prefixes;  /* tuple of bytes per scheme index: the prefix the rule reads after */
+    Needles prefixes;         /* the prefixed schemes' prefilter needles (folded) alone */
+    unsigned char last[64];   /* the last namespace asked about, as written, and whether it */
+    Py_ssize_t last_length;   /* is a URI scheme's name (last_length -1: none yet) */
+    int last_is_scheme;
+} BarePids;
+
+enum { PID_NAMESPACE = 1, PID_OBJECT_ID = 2 };
+
+/* A whole PID in s[0..n): its namespace's length, or 0 if it is none or not normalized as
+ * pid.scan would leave it but for the case of escapes' hex digits (which it upper-cases).
+ * `escaped_separator`: whether "%3A" may stand for ':' (it may in an IRI's PID; in a
+ * bare literal it is Python's: another scheme's identifier may be percent-encoded). */
+static Py_ssize_t pid_shape(const BarePids *bare, const unsigned char *s, Py_ssize_t n, int escaped_separator) {
+    Py_ssize_t i = 0;
+    while (i < n && bare->chars[s[i]] & PID_NAMESPACE) {
+        i++;
+    }
+    Py_ssize_t namespace = i, separator;
+    if (i < n && s[i] == ':') {
+        separator = 1;
+    } else if (escaped_separator && i + 3 <= n && s[i] == '%' && s[i + 1] == '3' && fold(s[i + 2]) == 'a') {
+        separator = 3;
+    } else {
+        return 0;
+    }
+    if (namespace == 0 || i + separator == n) {
+        return 0;
+    }
+    for (i += separator; i < n;) {
+        if (bare->chars[s[i]] & PID_OBJECT_ID) {
+            i++;
+        } else if (s[i] == '%' && i + 3 <= n && is_hex(s[i + 1]) && is_hex(s[i + 2])) {
+            i += 3;
+        } else {
+            return 0;
+        }
+    }
+    /* normalized: the separator one character, escapes three */
+    return n - (separator - 1) <= bare->max_length ? namespace : 0;
+}
+
+/* The PID namespace a subject carries (decision.subject_namespace), from its memo value
+ * (borrowed; NULL: the subject holds no prefilter needle, so no prefixed form): 1 and the
+ * namespace in *found (NULL for none), or 0: Python must say. */
+static int subject_namespace(Memo *memo, const BarePids *bare, const unsigned char *subject, Py_ssize_t length,
+                             PyObject *value, const unsigned char **found, Py_ssize_t *found_length) {
+    *found = NULL;
+    *found_length = 0;
+    if (subject[0] != '<' || value == NULL || value == Py_None) {
+        return 1; /* a blank node, or no identifier */
+    }
+    const unsigned char *canonical;
+    Py_ssize_t canonical_length, scheme;
+    if (PyBytes_Check(value)) {
+        /* rewritten: scheme byte, then the canonical IRI as an IRIREF */
+        const unsigned char *written = (const unsigned char *)PyBytes_AS_STRING(value);
+        Py_ssize_t size = PyBytes_GET_SIZE(value);
+        if (size < 3 || written[1] != '<' || written[size - 1] != '>') {
+            return 0;
+        }
+        scheme = written[0];
+        canonical = written + 2;
+        canonical_length = size - 3;
+    } else if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) == 5 && PyTuple_GET_ITEM(value, 1) == Py_True) {
+        return 1; /* invalid: no PID namespace */
+    } else if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) == 3 && PyTuple_GET_ITEM(value, 1) == Py_False) {
+        /* already canonical: the subject's text is its canonical IRI */
+        PyObject *name = PyTuple_GET_ITEM(value, 2);
+        Py_ssize_t count = PyTuple_GET_SIZE(memo->schemes);
+        for (scheme = 0; scheme < count; scheme++) {
+            int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(memo->schemes, scheme), name, Py_EQ);
+            if (same < 0) {
+                PyErr_Clear();
+                return 0;
+            }
+            if (same) {
+                break;
+            }
+        }
+        if (scheme == count) {
+            return 0;
+        }
+        canonical = subject + 1;
+        canonical_length = length - 2;
+    } else {
+        return 0;
+    }
+    if (scheme >= PyTuple_GET_SIZE(memo->schemes) || scheme >= MAX_RULES ||
+        memchr(canonical, '\\', (size_t)canonical_length) != NULL) {
+        return 0; /* escapes: the text is Python's to unescape */
+    }
+    int rule = bare->rules[scheme];
+    if (rule == RULE_NONE) {
+        return 1;
+    }
+    if (rule != RULE_AFTER_PREFIX && rule != RULE_POI_LOCAL) {
+        return 0;
+    }
+    PyObject *prefix = PyTuple_GET_ITEM(bare->rule_prefixes, scheme);
+    Py_ssize_t skip = PyBytes_GET_SIZE(prefix);
+    if (canonical_length < skip || memcmp(canonical, PyBytes_AS_STRING(prefix), (size_t)skip) != 0) {
+        return 0;
+    }
+    const unsigned char *rest = canonical + skip;
+    Py_ssize_t rest_length = canonical_length - skip;
+    if (rule == RULE_AFTER_PREFIX) {
+        /* info:fedora: the PID after the prefix; '*' names no object (info_fedora.py) */
+        if (rest_length > 0 && rest[0] == '*') {
+            return 1;
+        }
+        const unsigned char *colon = memchr(rest, ':', (size_t)rest_length);
+        *found = rest;
+        *found_length = colon == NULL ? rest_length : colon - rest;
+        return 1;
+    }
+    /* a POI: its local part, after the namespace's '/', is a PID or carries none */
+    const unsigned char *slash = memchr(rest, '/', (size_t)rest_length);
+    if (slash == NULL) {
+        return 0;
+    }
+    const unsigned char *local = slash + 1;
+    Py_ssize_t namespace = pid_shape(bare, local, rest + rest_length - local, 1);
+    if (namespace > 0) {
+        *found = local;
+        *found_length = namespace;
+    }
+    return 1;
+}
+
+/* The memo value of a literal raw[0..raw_length) under a bare-PID predicate, as
+ * ldids.dumps.worker._Worker.decide makes it (a new reference); NULL without an error:
+ * ask Python. `subject_value`: the subject's memo value (borrowed), or NULL. */
+static PyObject *bare_pid_decision(Memo *memo, BarePids *bare, const unsigned char *raw, Py_ssize_t raw_length,
+                                   const unsigned char *subject, Py_ssize_t subject_length, PyObject *subject_value) {
+    if (raw_length < 2 || raw[0] != '"' || memchr(raw, '\\', (size_t)raw_length) != NULL) {
+        return NULL; /* escapes: the text is Python's to unescape */
+    }
+    Py_ssize_t close = raw_length - 1;
+    while (raw[close] != '"') {
+        close--; /* no escapes: the last '"' closes the lexical form */
+    }
+    const unsigned char *suffix = raw + close + 1;
+    Py_ssize_t suffix_length = raw_length - close - 1;
+    if (suffix_length > 0 && (suffix[0] == '@' || !one_of(bare->datatypes, suffix + 2, suffix_length - 2))) {
+        Py_RETURN_NONE; /* text in a language, or a value of another datatype (is_identifier_literal) */
+    }
+    const unsigned char *text = raw + 1;
+    Py_ssize_t length = close - 1;
+    if (is_candidate(&bare->prefixes, text, length)) {
+        return NULL; /* perhaps a prefixed form */
+    }
+    Py_ssize_t run = 0;
+    while (run < length && bare->chars[text[run]] & PID_NAMESPACE) {
+        run++;
+    }
+    int colon = run < length && text[run] == ':';
+    int escaped = run + 3 <= length && text[run] == '%' && text[run + 1] == '3' && fold(text[run + 2]) == 'a';
+    Py_ssize_t after = run + (colon ? 1 : 3);
+    if (run == 0 || !(colon || escaped) || (after + 2 <= length && text[after] == '/' && text[after + 1] == '/')) {
+        Py_RETURN_NONE; /* no PID claims it (pid.CLAIM), nor does a prefixed scheme */
+    }
+    Py_ssize_t namespace = pid_shape(bare, text, length, 0);
+    if (namespace == 0) {
+        return NULL;
+    }
+    /* Shaped like a bare PID, but a URI scheme's name (registry.foreign): left alone. A
+     * dump's bare PIDs mostly share a namespace: the last one's answer is kept. */
+    int scheme_name = bare->last_length == namespace && memcmp(bare->last, text, (size_t)namespace) == 0
+                          ? bare->last_is_scheme
+                          : -1;
+    if (scheme_name < 0) {
+        PyObject *name = PyUnicode_New(namespace, 127);
+        if (name == NULL) {
+            return NULL;
+        }
+        Py_UCS1 *lower = PyUnicode_1BYTE_DATA(name);
+        for (Py_ssize_t i = 0; i < namespace; i++) {
+            lower[i] = fold(text[i]);
+        }
+        scheme_name = PySet_Contains(bare->uri_schemes, name);
+        Py_DECREF(name);
+        if (scheme_name < 0) {
+            return NULL;
+        }
+        if (namespace <= (Py_ssize_t)sizeof bare->last) {
+            memcpy(bare->last, text, (size_t)namespace);
+            bare->last_length = namespace;
+            bare->last_is_scheme = scheme_name;
+        }
+    }
+    if (scheme_name) {
+        Py_INCREF(bare->left_uri_scheme);
+        return bare->left_uri_scheme;
+    }
+    int ours = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(bare->pid_namespaces) && !ours; i++) {
+        PyObject *configured = PyTuple_GET_ITEM(bare->pid_namespaces, i);
+        ours = PyBytes_GET_SIZE(configured) == namespace && memcmp(PyBytes_AS_STRING(configured), text,
+                                                                   (size_t)namespace) == 0;
+    }
+    if (!ours) {
+        const unsigned char *carried;
+        Py_ssize_t carried_length;
+        if (!subject_namespace(memo, bare, subject, subject_length, subject_value, &carried, &carried_length)) {
+            return NULL;
+        }
+        ours = carried != NULL && carried_length == namespace && memcmp(carried, text, (size_t)namespace) == 0;
+    }
+    if (!ours) {
+        Py_INCREF(bare->left_foreign);
+        return bare->left_foreign;
+    }
+    /* Rewritten: scheme byte, then the canonical IRI (prefix + the PID normalized: its
+     * escapes' hex digits upper case) as an IRI or as a plain literal. */
+    Py_ssize_t prefix = PyBytes_GET_SIZE(bare->iri_prefix), kept = bare->to_iri ? 0 : suffix_length;
+    PyObject *value = PyBytes_FromStringAndSize(NULL, 1 + 1 + prefix + length + 1 + kept);
+    if (value == NULL) {
+        return NULL;
+    }
+    char *at = PyBytes_AS_STRING(value);
+    at[0] = (char)bare->scheme;
+    at[1] = bare->to_iri ? '<' : '"';
+    memcpy(at + 2, PyBytes_AS_STRING(bare->iri_prefix), (size_t)prefix);
+    unsigned char *pid = (unsigned char *)at + 2 + prefix;
+    memcpy(pid, text, (size_t)length);
+    for (Py_ssize_t i = namespace + 1; i < length; i++) {
+        if (pid[i] == '%') { /* pid_shape found two hex digits after it */
+            for (int j = 1; j <= 2; j++) {
+                pid[i + j] = pid[i + j] >= 'a' && pid[i + j] <= 'f' ? (unsigned char)(pid[i + j] - 32) : pid[i + j];
+            }
+            i += 2;
+        }
+    }
+    pid[length] = bare->to_iri ? '>' : '"';
+    memcpy(pid + length + 1, suffix, (size_t)kept); /* the datatype a literal keeps */
+    return value;
+}
+
 /* The memo value of one term (a new reference), or NULL on error. */
 static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py_ssize_t raw_length,
                          const unsigned char *bare_predicate, Py_ssize_t bare_predicate_length,
-                         const unsigned char *subject, Py_ssize_t subject_length, int linkable) {
+                         const unsigned char *subject, Py_ssize_t subject_length, int linkable, BarePids *bare,
+                         PyObject *subject_value) {
     PyObject *value = PyDict_GetItemWithError(memo->memo, key);
     if (value != NULL) {
         Py_INCREF(value);
@@ -1450,6 +1725,20 @@ static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py
         }
     }
 #endif
+    if (bare != NULL) {
+        /* A literal under a bare-PID predicate (the statement's subject its context). */
+        value = bare_pid_decision(memo, bare, raw, raw_length, subject, subject_length, subject_value);
+        if (value == NULL && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (value != NULL) {
+            if (remember(memo, key, value) < 0) {
+                Py_DECREF(value);
+                return NULL;
+            }
+            return value;
+        }
+    }
     if (memo->compiled != NULL && bare_predicate == NULL) {
         value = compiled_decision(memo, raw, raw_length);
         if (value == NULL && PyErr_Occurred()) {
@@ -1554,6 +1843,75 @@ static int table_flag(PyObject *tables, const char *name) {
     return value == NULL ? -1 : PyObject_IsTrue(value);
 }
 
+/* Reads tables.bare_pids (ldids.dumps.worker.BarePidTables, or None: off) into *bare, its
+ * references borrowed from the tables object: 1 if on, 0 if off, -1 on error. */
+static int bare_pids_init(PyObject *tables, Memo *memo, BarePids *bare, PyObject *folded, PyObject *none) {
+    PyObject *source = table(tables, "bare_pids", NULL);
+    if (source == NULL || source == Py_None) {
+        return source == NULL ? -1 : 0;
+    }
+    PyObject *namespace_chars, *object_chars, *max_length, *scheme, *rules;
+    if ((bare->predicates = table(source, "predicates", &PyTuple_Type)) == NULL ||
+        (bare->datatypes = table(source, "datatypes", &PyTuple_Type)) == NULL ||
+        (namespace_chars = table(source, "namespace_chars", &PyBytes_Type)) == NULL ||
+        (object_chars = table(source, "object_chars", &PyBytes_Type)) == NULL ||
+        (max_length = table(source, "max_length", &PyLong_Type)) == NULL ||
+        (bare->iri_prefix = table(source, "iri_prefix", &PyBytes_Type)) == NULL ||
+        (bare->pid_namespaces = table(source, "pid_namespaces", &PyTuple_Type)) == NULL ||
+        (bare->uri_schemes = table(source, "uri_schemes", &PyFrozenSet_Type)) == NULL ||
+        (scheme = table(source, "scheme", &PyLong_Type)) == NULL ||
+        (bare->left_foreign = table(source, "left_foreign", &PyTuple_Type)) == NULL ||
+        (bare->left_uri_scheme = table(source, "left_uri_scheme", &PyTuple_Type)) == NULL ||
+        (rules = table(source, "rules", &PyTuple_Type)) == NULL ||
+        (bare->rule_prefixes = table(source, "rule_prefixes", &PyTuple_Type)) == NULL ||
+        (bare->to_iri = table_flag(source, "to_iri")) < 0) {
+        return -1;
+    }
+    Py_ssize_t schemes = PyTuple_GET_SIZE(memo->schemes), index = PyLong_AsSsize_t(scheme);
+    bare->max_length = PyLong_AsSsize_t(max_length);
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    int ok = index >= 0 && index < schemes && schemes <= MAX_RULES && PyTuple_GET_SIZE(rules) == schemes &&
+             PyTuple_GET_SIZE(bare->rule_prefixes) == schemes && is_value(memo, bare->left_foreign) &&
+             is_value(memo, bare->left_uri_scheme);
+    for (Py_ssize_t i = 0; ok && i < schemes; i++) {
+        PyObject *rule = PyTuple_GET_ITEM(rules, i);
+        ok = PyLong_Check(rule) && PyBytes_Check(PyTuple_GET_ITEM(bare->rule_prefixes, i));
+        bare->rules[i] = ok ? (int)PyLong_AsLong(rule) : RULE_PYTHON;
+    }
+    for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(bare->pid_namespaces); i++) {
+        ok = PyBytes_Check(PyTuple_GET_ITEM(bare->pid_namespaces, i));
+    }
+    for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(bare->predicates); i++) {
+        ok = PyBytes_Check(PyTuple_GET_ITEM(bare->predicates, i));
+    }
+    for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(bare->datatypes); i++) {
+        ok = PyBytes_Check(PyTuple_GET_ITEM(bare->datatypes, i));
+    }
+    if (!ok || PyErr_Occurred()) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "tables.bare_pids is not indexed as the schemes, or not of its types");
+        }
+        return -1;
+    }
+    bare->scheme = (unsigned char)index;
+    memset(bare->chars, 0, sizeof bare->chars);
+    PyObject *classes[2] = {namespace_chars, object_chars};
+    for (int k = 0; k < 2; k++) {
+        const unsigned char *chars = (const unsigned char *)PyBytes_AS_STRING(classes[k]);
+        for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(classes[k]); i++) {
+            /* only ASCII: the UTF-8 bytes of other characters are no PID's */
+            bare->chars[chars[i]] |= chars[i] < 0x80 ? (k == 0 ? PID_NAMESPACE : PID_OBJECT_ID) : 0;
+        }
+    }
+    bare->last_length = -1;
+    bare->prefixes.folded = folded;
+    bare->prefixes.exact = none;
+    needles_init(&bare->prefixes);
+    return 1;
+}
+
 static PyObject *scan_block(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
@@ -1627,6 +1985,14 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         }
     }
     needles_init(&needles);
+    BarePids bare_pids;
+    PyObject *none = PyTuple_New(0);
+    int bare_on = none == NULL ? -1 : bare_pids_init(tables, &memo, &bare_pids, needles.folded, none);
+    if (bare_on < 0) {
+        Py_XDECREF(none);
+        PyBuffer_Release(&data);
+        return NULL;
+    }
     /* As large as the input to start with: most lines are copied. */
     Buffer out = {NULL, NULL, 0, 0, into != Py_None};
     if (out.reused) {
@@ -1726,8 +2092,10 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         }
         /* Term by term, from memoized decisions (ldids.dumps.stream._term_by_term). */
         PyObject *replacement[4] = {NULL, NULL, NULL, NULL};
+        PyObject *subject_value = NULL; /* the subject's memo value, if it was looked up */
         int changed = 0, failed = 0;
-        int bare = -1; /* is the predicate one of the bare-form predicates? (asked once) */
+        int bare = -1;     /* is the predicate one of the bare-form predicates? (asked once) */
+        int bare_pid = -1; /* one of those under which the compiled loop decides bare PIDs? */
         static const int positions[] = {0, 2, 3, 1};
         int position_count = rewrite_predicates ? 4 : 3;
         for (int k = 0; k < position_count && !failed; k++) {
@@ -1753,7 +2121,10 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
             int linkable = index_ == 0 || index_ == 2;
             const unsigned char *subject = line + terms.start[0];
             Py_ssize_t subject_length = terms.stop[0] - terms.start[0];
-            PyObject *key;
+            PyObject *key, *value;
+            if (literal_under_bare && bare_on && bare_pid < 0) {
+                bare_pid = one_of(bare_pids.predicates, predicate, predicate_length);
+            }
             if (literal_under_bare) {
                 key = PyBytes_FromStringAndSize(NULL, predicate_length + subject_length + raw_length);
                 if (key != NULL) {
@@ -1775,12 +2146,17 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
                 failed = 1;
                 break;
             }
-            PyObject *value = look_up(&memo, key, raw, raw_length, literal_under_bare ? predicate : NULL,
-                                      predicate_length, subject, subject_length, linkable);
+            value = look_up(&memo, key, raw, raw_length, literal_under_bare ? predicate : NULL, predicate_length,
+                            subject, subject_length, linkable,
+                            literal_under_bare && bare_on && bare_pid ? &bare_pids : NULL, subject_value);
             if (value == NULL) {
                 Py_DECREF(key);
                 failed = 1;
                 break;
+            }
+            if (index_ == 0) {
+                Py_INCREF(value);
+                subject_value = value;
             }
             if (value != Py_None) {
                 if (count(&memo, value, index) < 0) {
@@ -1794,6 +2170,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
             Py_DECREF(value);
             Py_DECREF(key);
         }
+        Py_XDECREF(subject_value);
         if (!failed) {
             if (!changed) {
                 failed = add_line(&out, line, keep, ended) < 0;
@@ -1841,6 +2218,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         }
     }
 done:
+    Py_XDECREF(none);
     Py_XDECREF(out.object);
     Py_XDECREF(memo.counts);
     Py_XDECREF(memo.invalid);

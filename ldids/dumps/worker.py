@@ -23,6 +23,7 @@ from ldids.ntriples import iri, literal
 from ldids.passes import decision
 from ldids.passes.config import Config
 from ldids.passes.decision import evict_oldest_half
+from ldids.schemes import info_fedora, oai, pid, poi, uri_schemes
 
 if TYPE_CHECKING:
     from rdflib.term import Node
@@ -83,6 +84,33 @@ class ScanTables:
     compiled: tuple[Callable[[str], str | None] | None, ...]
     unchanged: tuple[_Value, ...]  # the value of an identifier already canonical, per scheme
     links: list[str]  # where the compiled loop puts the links of what it decides (new_links)
+    bare_pids: BarePidTables | None  # the compiled decision of bare PIDs in literals; None: off
+
+
+@dataclass(frozen=True)
+class BarePidTables:
+    """What the compiled loop needs to decide a bare PID in a literal under a bare-PID
+    predicate itself (``bare_pid_decision`` in ``ldids/dumps/_scan.c``), derived from the
+    scheme modules' declarations (:func:`_bare_pid_tables`)."""
+
+    predicates: tuple[bytes, ...]  # the raw bare-PID predicates (that are no bare-handle predicates)
+    datatypes: tuple[bytes, ...]  # the raw datatypes of literals that may hold identifiers
+    namespace_chars: bytes  # pid.NAMESPACE_CHARS
+    object_chars: bytes  # pid.OBJECT_ID_CHARS (and escaped octets)
+    max_length: int  # of a normalized PID (pid.MAX_LENGTH)
+    iri_prefix: bytes  # a PID's canonical IRI is this, then the normalized PID
+    pid_namespaces: tuple[bytes, ...]  # configured namespaces: bare PIDs of these are taken anywhere
+    uri_schemes: frozenset[str]  # a namespace that is one of these names is no PID's (lower case)
+    scheme: int  # the index of fedora-pid in the schemes
+    to_iri: bool  # a rewritten literal becomes an IRI (literals-to-iris)
+    left_foreign: _Value  # the values of a bare PID left alone, by reason
+    left_uri_scheme: _Value
+    # Per scheme: how a subject's canonical IRI of that scheme carries its PID namespace
+    # (Scheme.pid_namespace): NAMESPACE_NONE, NAMESPACE_AFTER_PREFIX (up to ':'; '*': none),
+    # NAMESPACE_POI_LOCAL (the POI's local part, if a PID), NAMESPACE_PYTHON (ask Python);
+    # and the prefix it is read after.
+    rules: tuple[int, ...]
+    rule_prefixes: tuple[bytes, ...]
 
 
 class _Worker:
@@ -139,6 +167,7 @@ class _Worker:
             compiled=_compiled_decisions(config),
             unchanged=tuple(self._unchanged[name] for name in self.schemes),
             links=self.new_links,
+            bare_pids=_bare_pid_tables(config, self._left),
         )
         # Read on decide's path, once for every new term: bound once here.
         self._literals_to_iris = config.literals_to_iris
@@ -293,6 +322,56 @@ def _compiled_decisions(config: Config) -> tuple[Callable[[str], str | None] | N
     if config.fedora_oai_namespaces or any(scheme.compiled is None for scheme in registry.prefixed):
         return ()
     return tuple(None if scheme.bare else scheme.compiled for scheme in (registry[name] for name in registry.names))
+
+
+NAMESPACE_PYTHON, NAMESPACE_NONE, NAMESPACE_AFTER_PREFIX, NAMESPACE_POI_LOCAL = -1, 0, 1, 2
+
+
+def _bare_pid_tables(config: Config, left: dict[str, _Value]) -> BarePidTables | None:
+    """The tables of the compiled decision of bare PIDs (:class:`BarePidTables`), or None
+    where it is off: where the compiled decision of prefixed IRIs is (it needs the default
+    schemes, whose prefilter needles rule out every prefixed form), and where no bare-PID
+    predicate is configured. A subject's PID namespace is read by the rule of the scheme
+    that decided it: for the default schemes, by their declared rules (info:fedora: the
+    PID after the prefix; OAI identifier and POI: the PID the POI's local part is); any
+    other scheme that carries one is Python's to ask."""
+    registry = config.registry
+    names = registry.names
+    if not config.bare_pid_predicates or not _compiled_decisions(config) or pid.SCHEME.name not in names:
+        return None
+    rules: list[int] = []
+    prefixes: list[bytes] = []
+    for name in names:
+        scheme = registry[name]
+        if scheme is info_fedora.SCHEME:
+            rules.append(NAMESPACE_AFTER_PREFIX)
+            prefixes.append(info_fedora.PREFIX.encode())
+        elif scheme is oai.SCHEME or scheme is poi.SCHEME:
+            rules.append(NAMESPACE_POI_LOCAL)
+            prefixes.append(poi.POI_PREFIX.encode())
+        else:
+            # Bare schemes are never a subject's (decision.subject_namespace detects prefixed
+            # forms alone); Python reads the namespace a subject of another scheme carries.
+            rules.append(NAMESPACE_NONE if scheme.bare else NAMESPACE_PYTHON)
+            prefixes.append(b"")
+    sample = "a:b"  # a PID's canonical IRI, to find the prefix it is written after
+    return BarePidTables(
+        # A text no PID claims is a bare handle under a bare-handle predicate: Python's.
+        predicates=_encoded(sorted(iri(p) for p in config.bare_pid_predicates - config.bare_handle_predicates)),
+        datatypes=_encoded(sorted(iri(datatype) for datatype in decision.IDENTIFIER_DATATYPE_IRIS)),
+        namespace_chars="".join(sorted(pid.NAMESPACE_CHARS)).encode(),
+        object_chars="".join(sorted(pid.OBJECT_ID_CHARS)).encode(),
+        max_length=pid.MAX_LENGTH,
+        iri_prefix=registry[pid.SCHEME.name].canonical(sample).removesuffix(sample).encode(),
+        pid_namespaces=_encoded(sorted(config.pid_namespaces)),
+        uri_schemes=uri_schemes.registered(),
+        scheme=names.index(pid.SCHEME.name),
+        to_iri=config.literals_to_iris,
+        left_foreign=left["bare-pid-foreign-namespace"],
+        left_uri_scheme=left["bare-pid-uri-scheme"],
+        rules=tuple(rules),
+        rule_prefixes=tuple(prefixes),
+    )
 
 
 def _encoded(texts: list[str]) -> tuple[bytes, ...]:
