@@ -16,7 +16,7 @@ whichever engine made it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import pyoxigraph as ox
@@ -28,7 +28,9 @@ from ldids.errors import InputError
 from ldids.ntriples import term
 from ldids.rdf.oxigraph import rdflib_term
 
-__all__ = ["DEFAULT_ENGINE", "ENGINES", "INFERENCE", "Options", "engine_for", "run"]
+__all__ = ["DEFAULT_ENGINE", "ENGINES", "INFERENCE", "Options", "Triple", "engine_for", "run"]
+
+Triple = tuple[Node, Node, Node]
 
 ENGINES = ("shacl", "pyshacl")
 DEFAULT_ENGINE = "shacl"
@@ -61,9 +63,14 @@ def engine_for(shapes: Graph, engine: str) -> str:
     return engine
 
 
-def run(engine: str, data: Graph, shapes: Graph, options: Options = Options()) -> Graph:
-    """The ``sh:ValidationReport`` of ``data`` against ``shapes`` by ``engine``."""
-    runners: dict[str, Callable[[Graph, Graph, Options], Graph]] = {"shacl": _compiled, "pyshacl": _pyshacl}
+def run(engine: str, data: Graph | Sequence[Triple], shapes: Graph, options: Options | None = None) -> Graph:
+    """The ``sh:ValidationReport`` of ``data`` (a graph, or its statements) against ``shapes``
+    by ``engine``."""
+    options = options or Options()
+    runners: dict[str, Callable[[Graph | Sequence[Triple], Graph, Options], Graph]] = {
+        "shacl": _compiled,
+        "pyshacl": _pyshacl,
+    }
     if engine not in runners:
         raise ValueError(f"unknown SHACL engine {engine!r}: one of {', '.join(ENGINES)}")
     if options.inference not in INFERENCE:
@@ -94,9 +101,13 @@ def _declarations_imported(shapes: Graph) -> Graph:
     return copied
 
 
-def _pyshacl(data: Graph, shapes: Graph, options: Options) -> Graph:
+def _pyshacl(data: Graph | Sequence[Triple], shapes: Graph, options: Options) -> Graph:
     from pyshacl import validate
 
+    if not isinstance(data, Graph):
+        statements, data = data, Graph()
+        for triple in statements:
+            data.add(triple)
     _, report, _ = validate(
         data,
         shacl_graph=_declarations_imported(shapes),
@@ -111,17 +122,28 @@ def _pyshacl(data: Graph, shapes: Graph, options: Options) -> Graph:
     return report
 
 
-def _ntriples(graph: Graph, blank_nodes: list[BNode]) -> str:
+def _ntriples(graph: Iterable[Triple], blank_nodes: list[BNode]) -> str:
     """``graph`` as N-Triples, appending its distinct blank nodes to ``blank_nodes`` in order of
     first appearance (subject before object), the order in which the compiled engine numbers them."""
-    seen: set[BNode] = set()
+    # Each term's text once: predicates, classes and shared values recur on most lines. A blank
+    # node enters the memo, and the order, when first seen.
+    written: dict[Node, str] = {}
     lines = []
-    for triple in graph:
-        for node in (triple[0], triple[2]):
-            if isinstance(node, BNode) and node not in seen:
-                seen.add(node)
-                blank_nodes.append(node)
-        lines.append(f"{term(triple[0])} {term(triple[1])} {term(triple[2])} .\n")
+    for subject, predicate, object_ in graph:
+        s = written.get(subject)
+        if s is None:
+            s = written[subject] = term(subject)
+            if isinstance(subject, BNode):
+                blank_nodes.append(subject)
+        p = written.get(predicate)
+        if p is None:
+            p = written[predicate] = term(predicate)
+        o = written.get(object_)
+        if o is None:
+            o = written[object_] = term(object_)
+            if isinstance(object_, BNode):
+                blank_nodes.append(object_)
+        lines.append(f"{s} {p} {o} .\n")
     return "".join(lines)
 
 
@@ -133,7 +155,7 @@ _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _ENGINE_LABEL = re.compile(r"([01])_b(\d+)")
 
 
-def _compiled(data: Graph, shapes: Graph, options: Options) -> Graph:
+def _compiled(data: Graph | Sequence[Triple], shapes: Graph, options: Options) -> Graph:
     import shacl
 
     blank_nodes: list[BNode] = []

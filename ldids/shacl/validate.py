@@ -27,7 +27,7 @@ from rdflib.term import Node, URIRef
 
 from ldids.ntriples import Quad
 from ldids.resources import shapes_graph
-from ldids.shacl.engines import Options, engine_for
+from ldids.shacl.engines import Options, Triple, engine_for
 from ldids.shacl.engines import run as run_engine
 from ldids.shacl.safety import check_shapes
 
@@ -210,21 +210,20 @@ def validate(
         extra = Graph() if extra is None else extra
         extra += graph
     register_rdflib()  # ldids:canonical, for SHACL-SPARQL constraints
-    graphs: dict[Node | None, Graph] = {}
+    # Statements, not rdflib graphs: the compiled engine is handed text, and an rdflib graph of
+    # a million statements costs more time and memory than the engine's own run.
+    graphs: dict[Node | None, list[Triple]] = {}
     for s, p, o, g in quads:
-        if g not in graphs:
-            graphs[g] = Graph(identifier=g) if isinstance(g, URIRef | BNode) else Graph()
-        graphs[g].add((s, p, o))
-    for data in graphs.values():
-        for added in ontology:
-            data += added
+        graphs.setdefault(g, []).append((s, p, o))
+    added = [triple for graph in ontology for triple in graph]
     report = Graph()
     conforms = True
     names: dict[Node, str] = {}
     # A Dataset handed to pyshacl is validated graph by graph too, through rdflib's deprecated
     # Dataset.default_context: the graphs are handed over one by one instead.
     for one_run in _runs(extra, engine, shipped):
-        for data in graphs.values() or [Graph()]:
+        for statements in (graphs or {None: []}).values():
+            data = statements + added if added else statements
             if progress is not None:
                 progress(f"validating {len(data):,} statements on {one_run.engine}")
             one_report = run_engine(one_run.engine, data, one_run.shapes, options)
