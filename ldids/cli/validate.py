@@ -162,6 +162,7 @@ def write_report(
         component = f" {str(v.component).rsplit('#', 1)[-1]}" if v.component is not None else ""
         path = f" path {v.path}" if v.path is not None else ""
         value = f" value {v.value}" if v.value is not None and v.value != v.focus else ""
-        out.write(f"{where}{v.severity}: {v.focus}: {v.message} [{v.shape}]{component}{path}{value}\n")
+        message = f" {v.message}" if v.message else ""  # the compiled engine writes none of its own
+        out.write(f"{where}{v.severity}: {v.focus}:{message} [{v.shape}]{component}{path}{value}\n")
     if len(listed) < verdict.total:
         out.write(f"... {verdict.total - len(listed)} more (--all, or --format turtle for the full report)\n")
