@@ -195,8 +195,9 @@ def test_validate_with_user_shapes(tmp_path: Path, capsys: pytest.CaptureFixture
     # The shipped shapes pass on normalized data: the one result is the user's shape's.
     assert code == 1
     assert out.splitlines()[0] == "does not conform: 1 results"
-    assert "Violation: info:fedora/demo:1: Less than 1 values" in out
-    assert "[property shape of http://purl.org/dc/elements/1.1/title]" in out
+    # Users' shapes run on the compiled engine, which writes no message where the shape has none.
+    assert "Violation: info:fedora/demo:1: [property shape of http://purl.org/dc/elements/1.1/title]" in out
+    assert "MinCountConstraintComponent" in out
 
 
 def test_validate_could_not_run_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
