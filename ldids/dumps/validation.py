@@ -17,7 +17,6 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-
 from types import ModuleType
 
 import pyoxigraph as ox
