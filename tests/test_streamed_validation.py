@@ -8,16 +8,23 @@ component)."""
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rdflib import Graph
 from rdflib.namespace import RDF, SH
 from rdflib.term import BNode, URIRef
 
+from ldids.dumps import validation
 from ldids.dumps.validation import validate_dump
+from ldids.errors import InputError
 from ldids.ntriples import quad_line
 from ldids.resources import shapes_graph
+from ldids.shacl.prefilter import needles
+from ldids.shacl.pyregex import to_python
 from ldids.shacl.streamed import plan
 from ldids.shacl.validate import Verdict, validate
 
@@ -196,3 +203,162 @@ def test_named_graphs_give_no_deprecation_warning() -> None:
         ]
     )
     assert {str(v.focus) for v in verdict.violations} == {"oai:bad", "oai:bad2"}
+
+
+# -- The prefilter (ldids/shacl/prefilter.py) is sound ----------------------------------------
+#
+# The needles of a regular expression are held against texts generated to match it
+# (Hypothesis); the compiled selection of lines against checking every statement, over
+# statements of every scheme's forms (valid, invalid, in mixed ASCII case) with escapes
+# (\u0041) that may spell a needle's character.
+
+
+NEEDLES = [
+    # (regular expression, flags, needles: (text, any ASCII case))
+    ("^[iI][nN][fF][oO]:[fF][eE][dD][oO][rR][aA]/", "", {("info:fedora/", True)}),
+    ("^[oO][aA][iI]:", "", {("oai:", True)}),
+    ("^oai:[a-z]+$", "", {("oai:", False)}),
+    # Python's parser takes "h" out of both alternatives: put back.
+    ("^([hH][dD][lL]:|[hH][tT][tT][pP][sS]?://[hH][dD][lL]\\.[hH][aA][nN][dD][lL][eE]\\.[nN][eE][tT])", "", None),
+    ("^[hH][tT][tT][pP][sS]?://[pP][uU][rR][lL]\\.[oO][rR][gG](:[0-9]*)?/poi/", "", {("://purl.org", True)}),
+    ("(ab)+cde", "", {("cde", False)}),
+    ("(abc)+d", "", {("abc", False)}),
+    ("a?b*", "", None),
+    ("a|.", "", None),
+    ("[0-9]+", "", None),
+    # Under the flag i, i, k and s also match İ, ı, the Kelvin sign and the long s: no
+    # ASCII needle holds them.
+    ("^info:fedora/", "i", {("nfo:fedora/", True)}),
+    ("^risky", "i", {("r", True)}),
+    ("^ask", "", {("ask", False)}),
+    ("caf\u00e9", "", {("caf\u00e9", False)}),
+    ("caf\u00e9", "i", {("caf", True)}),
+]
+
+
+@pytest.mark.parametrize(("regex", "flags", "expected"), NEEDLES)
+def test_needles(regex: str, flags: str, expected: set[tuple[str, bool]] | None) -> None:
+    found = needles(to_python(regex, flags))
+    if regex.startswith("^([hH][dD][lL]"):
+        assert found == frozenset({("hdl:", True), ("://hdl.handle.net", True)})
+    else:
+        assert found == (None if expected is None else frozenset(expected))
+
+
+def _contains(text: str, found: frozenset[tuple[str, bool]]) -> bool:
+    folded = text.translate({code: code + 32 for code in range(ord("A"), ord("Z") + 1)})
+    return any((needle in folded) if fold else (needle in text) for needle, fold in found)
+
+
+SHAPE_REGEXES = sorted(
+    {group.regex.pattern: group.regex for group in plan(shapes_graph()).anywhere if group.regex is not None}.values(),
+    key=lambda regex: regex.pattern,
+) + [to_python(regex, flags) for regex, flags, _ in NEEDLES]
+
+
+@pytest.mark.parametrize("regex", SHAPE_REGEXES, ids=lambda regex: regex.pattern[:40])
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_every_match_holds_a_needle(regex: re.Pattern[str], data: st.DataObject) -> None:
+    found = needles(regex)
+    if found is None:
+        return
+    text = data.draw(st.from_regex(regex))
+    assert _contains(text, found), (text, found)
+
+
+# -- Lines: the compiled selection against every statement checked -------------------------
+
+
+def _escape(term: str, pick: random.Random) -> str:
+    """The term with some characters of its text written as \\u or \\U escapes."""
+    if term.startswith("_:"):
+        return term
+    close = term.index(">") if term.startswith("<") else term.rindex('"')
+    body = "".join(
+        (f"\\u{ord(c):04X}" if pick.random() < 0.5 else f"\\U{ord(c):08x}")
+        if c.isalnum() and pick.random() < 0.2
+        else c
+        for c in term[1:close]
+    )
+    return term[0] + body + term[close:]
+
+
+def _mixed_case(term: str, pick: random.Random) -> str:
+    if term.startswith("_:"):
+        return term
+    return "".join(c.swapcase() if c.isascii() and pick.random() < 0.3 else c for c in term)
+
+
+def _lines(seed: int, count: int = 600) -> list[str]:
+    pick = random.Random(seed)
+    lines = []
+    predicates = ["<http://example.org/p>", DC, SAME_AS, "<http://example.org/q>"]
+    for _ in range(count):
+        subject = pick.choice([*SUBJECTS, *OBJECTS[:-3]])
+        if subject.startswith('"'):
+            subject = "<" + subject.split('"')[1] + ">"
+        predicate = pick.choice(predicates)
+        kind = pick.random()
+        if predicate == DC and kind < 0.7:
+            value = f'"{pick.choice(BARE)}"'
+        elif predicate == SAME_AS and kind < 0.2:
+            value = subject  # linked to itself
+        else:
+            value = pick.choice(OBJECTS)
+        terms = [subject, predicate, value]
+        if pick.random() < 0.3:
+            terms = [_mixed_case(term, pick) if i != 1 else term for i, term in enumerate(terms)]
+        if pick.random() < 0.2:
+            terms = [_escape(term, pick) for term in terms]
+        if pick.random() < 0.1:
+            terms.append(pick.choice(["<http://example.org/g>", "_:g1"]))
+        lines.append(" ".join(terms) + " .")
+        if pick.random() < 0.05:
+            lines.append(pick.choice(["", "# a comment with info:fedora/x:1"]))
+    return lines
+
+
+def _first_lines(rows: list[tuple[object, ...]]) -> dict[tuple[object, ...], int]:
+    """Each result (without its line) with the first line that gives it."""
+    first: dict[tuple[object, ...], int] = {}
+    for line, *result in rows:
+        key = tuple(result)
+        first[key] = min(first.get(key, line), line)  # type: ignore[call-overload]
+    return first
+
+
+@pytest.mark.skipif(validation._scan is None, reason="the C extension is not built")
+@pytest.mark.parametrize("seed", range(6))
+def test_selected_lines_give_every_result(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = _lines(seed)
+    data = ("\n".join(lines) + "\n").encode()
+    blocks = [data[: len(data) // 2].rsplit(b"\n", 1)[0] + b"\n"]
+    blocks.append(data[len(blocks[0]) :])
+    shapes = shapes_graph()  # one graph: a property shape is a blank node of it
+    compiled, reference = plan(shapes), plan(shapes)
+    rows: list[tuple[object, ...]] = []
+    expected: list[tuple[object, ...]] = []
+    first = 1
+    for block in blocks:
+        count, found = validation.check_statements(compiled, block, first)
+        rows += found
+        with monkeypatch.context() as patch:
+            patch.setenv("LDIDS_PURE_PYTHON", "1")
+            every, found = validation.check_statements(reference, block, first)
+            expected += found
+        assert count == every
+        first += block.count(b"\n")
+    assert expected, "the generated lines give results"
+    assert _first_lines(rows) == _first_lines(expected)
+    # Most lines are passed over: the prefilter is not everything.
+    sieve, _, _ = validation._selection(compiled)
+    assert not sieve.every
+    assert sieve.folded
+
+
+def test_a_malformed_line_is_reported_where_it_is() -> None:
+    data = b"<http://example.org/s> <http://example.org/p> <hdl:1765/1> .\n\n<http://example.org/s> <p> <o> .\n"
+    with pytest.raises(InputError) as raised:
+        validation.check_statements(plan(shapes_graph()), data, 10)
+    assert raised.value.line == 12

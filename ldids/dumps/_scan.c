@@ -2226,12 +2226,266 @@ done:
     return result;
 }
 
+
+/* -- Lines for the streamed checks of shapes -------------------------------------------------
+ *
+ * ldids.shacl.prefilter derives from the shapes, per group of rules of the streamed checks
+ * (ldids.shacl.streamed), what a statement must hold for the group to select anything from
+ * it: its constant predicate, and substrings (needles) the term its regular expression tests
+ * must contain. select_lines checks each line's grammar, as scan_block does, and picks the
+ * lines the checks must see: malformed ones (the Python parser reports them), those with an
+ * escape that may spell a needle's character, and those that give some group a key
+ * (the terms its rules depend on) it has not seen in this process. A key already seen gave
+ * its results on an earlier line of this process, and SHACL reports a result once. */
+
+typedef struct {
+    PyObject *predicate; /* bytes (the IRI as written, with its <>) or None: any */
+    const unsigned char *positions;
+    Py_ssize_t position_count;
+    int with_predicate; /* the key holds the predicate too (rules that test it apart) */
+    int gate;           /* the position whose term must hold a needle, or -1 */
+    Needles needles;
+} Group;
+
+static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *line, const Terms *terms, int index) {
+    Py_ssize_t size = terms->stop[index] - terms->start[index];
+    if (_PyBytes_Resize(key, *length + size + 1) < 0) {
+        return -1;
+    }
+    char *at = PyBytes_AS_STRING(*key) + *length;
+    memcpy(at, line + terms->start[index], (size_t)size);
+    at[size] = ' '; /* terms are self-delimiting; the space only makes keys easier to read */
+    *length += size + 1;
+    return 0;
+}
+
+/* Has the group seen this statement's key? 1 if so, 0 if not (it is remembered now), -1 on error. */
+static int group_seen(const Group *group, Py_ssize_t number, PyObject *memo, Py_ssize_t memo_size,
+                      PyObject *classes, const unsigned char *line, const Terms *terms) {
+    PyObject *class = NULL;
+    if (group->with_predicate) {
+        /* The rules test the predicate apart: the key holds what the tests say of it (its
+         * class, which the Python side adds once it has seen the predicate). */
+        PyObject *predicate = PyBytes_FromStringAndSize((const char *)line + terms->start[1],
+                                                        terms->stop[1] - terms->start[1]);
+        if (predicate == NULL) {
+            return -1;
+        }
+        class = PyDict_GetItemWithError(classes, predicate);
+        Py_DECREF(predicate);
+        if (class == NULL || !PyBytes_Check(class)) {
+            return PyErr_Occurred() ? -1 : 0;
+        }
+    }
+    Py_ssize_t length = 1 + (class == NULL ? 0 : PyBytes_GET_SIZE(class));
+    PyObject *key = PyBytes_FromStringAndSize(NULL, length);
+    if (key == NULL) {
+        return -1;
+    }
+    PyBytes_AS_STRING(key)[0] = (char)number;
+    if (class != NULL) {
+        memcpy(PyBytes_AS_STRING(key) + 1, PyBytes_AS_STRING(class), (size_t)(length - 1));
+    }
+    for (Py_ssize_t i = 0; i < group->position_count; i++) {
+        if (append_term(&key, &length, line, terms, group->positions[i]) < 0) {
+            return -1;
+        }
+    }
+    if (terms->start[3] >= 0 && append_term(&key, &length, line, terms, 3) < 0) {
+        return -1; /* a result names its graph */
+    }
+    int found = PyDict_Contains(memo, key);
+    if (found == 0) {
+        if (PyDict_GET_SIZE(memo) >= memo_size && evict_oldest_half(memo) < 0) {
+            found = -1;
+        } else if (PyDict_SetItem(memo, key, Py_None) < 0) {
+            found = -1;
+        }
+    }
+    Py_DECREF(key);
+    return found;
+}
+
+/* Might an escape in the line spell a needle's character? Any escape if a needle holds a
+ * character an ECHAR spells (any_escape), else a UCHAR (N-Triples [10], [153s]): a "\\u"
+ * that is an escaped backslash and a 'u' counts too, which only costs a look. */
+static int escaped(const unsigned char *s, Py_ssize_t length, int any_escape) {
+    const unsigned char *at = memchr(s, '\\', (size_t)length);
+    if (at != NULL && any_escape) {
+        return 1;
+    }
+    while (at != NULL) {
+        Py_ssize_t i = at - s;
+        if (i + 1 < length && (s[i + 1] == 'u' || s[i + 1] == 'U')) {
+            return 1;
+        }
+        at = i + 2 < length ? memchr(s + i + 2, '\\', (size_t)(length - i - 2)) : NULL;
+    }
+    return 0;
+}
+
+static int groups_init(PyObject *descriptions, Group *groups) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(descriptions); i++) {
+        Group *group = &groups[i];
+        PyObject *positions;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(descriptions, i), "OO!piO!O!", &group->predicate, &PyBytes_Type,
+                              &positions, &group->with_predicate, &group->gate, &PyTuple_Type,
+                              &group->needles.folded, &PyTuple_Type, &group->needles.exact)) {
+            return -1;
+        }
+        group->positions = (const unsigned char *)PyBytes_AS_STRING(positions);
+        group->position_count = PyBytes_GET_SIZE(positions);
+        int ok = (group->predicate == Py_None || PyBytes_Check(group->predicate)) && group->gate >= -1 &&
+                 group->gate <= 2;
+        for (Py_ssize_t j = 0; ok && j < group->position_count; j++) {
+            ok = group->positions[j] <= 2;
+        }
+        PyObject *tuples[] = {group->needles.folded, group->needles.exact};
+        for (int k = 0; ok && k < 2; k++) {
+            for (Py_ssize_t j = 0; ok && j < PyTuple_GET_SIZE(tuples[k]); j++) {
+                ok = PyBytes_Check(PyTuple_GET_ITEM(tuples[k], j)) && PyBytes_GET_SIZE(PyTuple_GET_ITEM(tuples[k], j)) > 0;
+            }
+        }
+        if (!ok) {
+            PyErr_SetString(PyExc_ValueError, "a group is (predicate, positions 0..2, with_predicate, gate, folded, exact)");
+            return -1;
+        }
+        needles_init(&group->needles);
+    }
+    return 0;
+}
+
+static PyObject *select_lines(PyObject *module, PyObject *args) {
+    (void)module;
+    Py_buffer data;
+    PyObject *descriptions, *memo, *classes;
+    Needles line_needles;
+    int every, any_escape;
+    Py_ssize_t memo_size;
+    if (!PyArg_ParseTuple(args, "y*O!O!O!ppO!nO!", &data, &PyTuple_Type, &descriptions, &PyTuple_Type,
+                          &line_needles.folded, &PyTuple_Type, &line_needles.exact, &every, &any_escape,
+                          &PyDict_Type, &memo, &memo_size, &PyDict_Type, &classes)) {
+        return NULL;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(descriptions);
+    Group *groups = count > 0 && count < 256 ? PyMem_Malloc((size_t)count * sizeof(Group)) : NULL;
+    PyObject *indexes = PyList_New(0), *result = NULL;
+    Buffer out = {NULL, NULL, 0, 0, 0};
+    if (count == 0 || count >= 256 || memo_size < 1) {
+        PyErr_SetString(PyExc_ValueError, "1 to 255 groups and a memo of at least 1 entry");
+        goto done;
+    }
+    for (int k = 0; k < 2; k++) {
+        PyObject *tuple = k == 0 ? line_needles.folded : line_needles.exact;
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(tuple); j++) {
+            if (!PyBytes_Check(PyTuple_GET_ITEM(tuple, j)) || PyBytes_GET_SIZE(PyTuple_GET_ITEM(tuple, j)) == 0) {
+                PyErr_SetString(PyExc_TypeError, "needles must be non-empty bytes");
+                goto done;
+            }
+        }
+    }
+    if (groups == NULL || indexes == NULL || groups_init(descriptions, groups) < 0 || buffer_reserve(&out, 1 << 12) < 0) {
+        if (groups == NULL) {
+            PyErr_NoMemory();
+        }
+        goto done;
+    }
+    needles_init(&line_needles);
+    const unsigned char *s = data.buf;
+    Py_ssize_t size = data.len, start = 0, number = 0, statements = 0;
+    while (start < size) {
+        /* Lines end as scan_block ends them; a line's number counts LFs, as blocks.py does. */
+        const unsigned char *newline = memchr(s + start, '\n', (size_t)(size - start));
+        Py_ssize_t line_end = newline == NULL ? size : newline - s;
+        Py_ssize_t next = newline == NULL ? size : line_end + 1;
+        const unsigned char *cr = memchr(s + start, '\r', (size_t)(line_end - start));
+        if (cr != NULL && !(newline != NULL && cr - s == line_end - 1)) {
+            line_end = cr - s;
+            next = line_end + 1;
+        }
+        const unsigned char *line = s + start;
+        Py_ssize_t body = line_end - start - (cr != NULL && cr - s == line_end - 1), index = number;
+        number += line_end < size && s[line_end] == '\n';
+        start = next;
+        Terms terms;
+        int ok = statement(line, body, &terms) && valid_utf8(line, terms.end);
+        if (ok && (ok = terms_valid(line, &terms)) < 0) {
+            goto done;
+        }
+        int selected = 0;
+        if (!ok) {
+            if (nothing(line, body)) {
+                continue;
+            }
+            selected = 1;
+        } else {
+            statements++;
+            selected = escaped(line, body, any_escape);
+            if (!selected && !every && !is_candidate(&line_needles, line, body)) {
+                continue;
+            }
+            for (Py_ssize_t g = 0; g < count && !selected; g++) {
+                const Group *group = &groups[g];
+                if (group->predicate != Py_None &&
+                    !(PyBytes_GET_SIZE(group->predicate) == terms.stop[1] - terms.start[1] &&
+                      memcmp(PyBytes_AS_STRING(group->predicate), line + terms.start[1],
+                             (size_t)(terms.stop[1] - terms.start[1])) == 0)) {
+                    continue;
+                }
+                if (group->gate >= 0) {
+                    const unsigned char *term = line + terms.start[group->gate];
+                    /* A blank node has no text for a regular expression (SPARQL STR). */
+                    if (term[0] == '_' || !is_candidate(&group->needles, term, terms.stop[group->gate] - terms.start[group->gate])) {
+                        continue;
+                    }
+                }
+                int seen = group_seen(group, g, memo, memo_size, classes, line, &terms);
+                if (seen < 0) {
+                    goto done;
+                }
+                selected = !seen;
+            }
+        }
+        if (!selected) {
+            continue;
+        }
+        PyObject *at = PyLong_FromSsize_t(index);
+        if (at == NULL || PyList_Append(indexes, at) < 0) {
+            Py_XDECREF(at);
+            goto done;
+        }
+        Py_DECREF(at);
+        if (buffer_add(&out, (const char *)line, body) < 0 || buffer_add(&out, "\n", 1) < 0) {
+            goto done;
+        }
+        if (!ok) {
+            break; /* the Python parser stops at it */
+        }
+    }
+    {
+        PyObject *output = buffer_finish(&out);
+        if (output != NULL) {
+            result = Py_BuildValue("(nNO)", statements, output, indexes);
+        }
+    }
+done:
+    Py_XDECREF(out.object);
+    Py_XDECREF(indexes);
+    PyMem_Free(groups);
+    PyBuffer_Release(&data);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"scan_block", scan_block, METH_VARARGS,
      "scan_block(data, tables, slow, bad, into=None)\n"
      "-> (output, lines, written, statements, rewritten_statements, counts, invalid)\n\n"
      "output is a new bytes object, or into (a bytearray, its contents replaced).\n"
      "The per-line loop of ldids.dumps.stream.process_block; see ldids/dumps/stream.py."},
+    {"select_lines", select_lines, METH_VARARGS,
+     "select_lines(data, groups, folded, exact, every, any_escape, memo, memo_size, classes) -> (statements, selected, indexes)\n\n"
+     "The lines of a block the streamed checks of shapes must see, joined (each ends with LF), and\n"
+     "their indexes in the block (counted in LFs); see ldids/shacl/prefilter.py."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import pyoxigraph as ox
 from rdflib import Graph
@@ -25,7 +26,8 @@ from rdflib.term import Node, URIRef
 from ldids.dumps.blocks import blocks
 from ldids.errors import InputError
 from ldids.rdf.files import open_input
-from ldids.shacl.streamed import Finding, Plan, plan
+from ldids.shacl.prefilter import Prefilter, prefilter
+from ldids.shacl.streamed import MEMO_LIMIT, Finding, Plan, plan
 from ldids.shacl.validate import Verdict, Violation
 from ldids.shacl.value import Term, to_rdflib
 
@@ -33,6 +35,12 @@ __all__ = ["Streamed", "check_statements", "validate_dump"]
 
 #: What a block may be given as.
 BytesLike = bytes | bytearray | memoryview
+
+_scan: ModuleType | None
+try:
+    from ldids.dumps import _scan
+except ImportError:  # built without a C compiler: every statement is parsed
+    _scan = None
 
 #: Results remembered to report each once; past this many, one may be reported again.
 SEEN_LIMIT = 1_000_000
@@ -44,25 +52,74 @@ _Row = tuple[int, Node, "Node | None", Node, Node, URIRef, str, URIRef, "Node | 
 
 def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[int, list[_Row]]:
     """The statements of a block of whole N-Triples/N-Quads lines, and what the checks found
-    in them, each with its line."""
+    in them, each with its line.
+
+    Compiled (``ldids/dumps/_scan.c``, ``select_lines``), the lines are first checked against
+    the grammar and those the checks cannot select from are passed over
+    (:mod:`ldids.shacl.prefilter`); in Python otherwise (or with ``LDIDS_PURE_PYTHON=1``),
+    every statement is parsed and checked. The same results either way, the first line of
+    each result in this process included."""
+    if _scan is None or os.environ.get("LDIDS_PURE_PYTHON"):
+        return _checked(checks, bytes(data), lambda: _statement_lines(data, first_line))
+    sieve, memo, classes = _selection(checks)
+    statements, selected, indexes = _scan.select_lines(
+        data, sieve.groups, sieve.folded, sieve.exact, sieve.every, sieve.any_escape, memo, MEMO_LIMIT, classes
+    )
+    numbers = [first_line + index for index in indexes]
+
+    def predicate(term: Term) -> None:
+        if sieve.tests and len(classes) < MEMO_LIMIT:
+            raw, found = sieve.predicate_class(term)
+            classes[raw] = found
+
+    count, rows = _checked(checks, selected, lambda: numbers, predicate)
+    if count != len(numbers):
+        # A line the grammar refused that the parser reads as no statement: line by line.
+        rows = []
+        for number, line in zip(numbers, selected.split(b"\n"), strict=False):
+            rows += _checked(checks, line, lambda number=number: [number])[1]  # type: ignore[misc]
+    return statements, rows
+
+
+#: Per plan (one or two in a process): what select_lines needs, the keys the groups saw and
+#: the classes of the predicates seen.
+_SELECTIONS: dict[int, tuple[Plan, Prefilter, dict[bytes, None], dict[bytes, bytes]]] = {}
+
+
+def _selection(checks: Plan) -> tuple[Prefilter, dict[bytes, None], dict[bytes, bytes]]:
+    found = _SELECTIONS.get(id(checks))
+    if found is None or found[0] is not checks:
+        found = _SELECTIONS[id(checks)] = (checks, prefilter(checks), {}, {})
+    return found[1], found[2], found[3]
+
+
+def _checked(
+    checks: Plan, data: bytes, lines: Callable[[], list[int]], new_predicate: Callable[[Term], None] | None = None
+) -> tuple[int, list[_Row]]:
+    """The statements of ``data`` checked one by one; ``lines()`` numbers them, and
+    ``new_predicate`` is told of each predicate the first time it comes."""
     found: list[tuple[int, Finding, Term | None]] = []
     count = 0
     check = checks.check
+    predicates: set[Term] = set()
     try:
-        for count, quad in enumerate(ox.parse(bytes(data), ox.RdfFormat.N_QUADS), 1):
+        for count, quad in enumerate(ox.parse(data, ox.RdfFormat.N_QUADS), 1):
+            if new_predicate is not None and quad.predicate not in predicates:
+                predicates.add(quad.predicate)
+                new_predicate(quad.predicate)
             results = check((quad.subject, quad.predicate, quad.object))
             if results:
                 graph = quad.graph_name
                 for result in results:
                     found.append((count, result, None if isinstance(graph, ox.DefaultGraph) else graph))
     except SyntaxError as error:
-        numbers = _statement_lines(data, first_line)
-        line = numbers[count] if count < len(numbers) else first_line
+        numbers = lines()
+        line = numbers[count] if count < len(numbers) else (numbers[-1] if numbers else 0)
         raise InputError(f"not an N-Quads statement: {error}", line=line) from error
     if not found:
         return count, []
     # Line numbers only where something was found: most blocks have nothing to report.
-    numbers = _statement_lines(data, first_line)
+    numbers = lines()
     return count, [
         (numbers[index - 1], *result, None if graph is None else to_rdflib(graph)) for index, result, graph in found
     ]

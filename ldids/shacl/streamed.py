@@ -281,6 +281,8 @@ class _Group:
         self.memo: dict[object, tuple[tuple[PredicateTest | None, tuple[Finding, ...]], ...]] = {}
         self.gate_position = -1
         self.gate: Callable[[str], object] | None = None
+        #: What :attr:`gate` matches with (ldids.shacl.prefilter derives needles from it).
+        self.regex: re.Pattern[str] | None = None
 
     def close(self) -> None:
         gates = {gate for _, gate, _ in self.rules if gate is not None}
@@ -291,7 +293,7 @@ class _Group:
                 regexes = [to_python(regex) for _, regex in sorted(gates)]
             except UntranslatableError:
                 return
-            union = re.compile("|".join(f"(?:{regex.pattern})" for regex in regexes))
+            union = self.regex = re.compile("|".join(f"(?:{regex.pattern})" for regex in regexes))
             # Anchored at the start, a search is a match; one that says so is told at once
             # that a term does not start like any: a search would try every character.
             self.gate = union.match if all(_anchored(regex) for regex in regexes) else union.search
