@@ -210,3 +210,49 @@ def test_bare_pids_read_subjects_decided_by_another_process() -> None:
         second = worker._Worker(settings)
         found = stream._compiled(second, data, 1)
     assert (found.output, found.rewritten, found.left) == (alone.output, alone.rewritten, alone.left)
+
+
+ITEM_ID = "<http://www.openarchives.org/OAI/2.0/itemID>"
+SAME_AS = "<http://www.w3.org/2002/07/owl#sameAs>"
+
+# Identity statements (Fedora's OAI itemID), and every link each calls for: that from subject
+# to object (both valid identifiers in prefixed forms, read after rewriting, the object as an
+# IRI), and those from a rewritten term's canonical IRI to the form it was written in.
+IDENTITY_LINKS = [
+    (
+        "<INFO:FEDORA/demo%3a0> {} <https://purl.org/poi/example.org/item0> .",
+        {
+            "<info:fedora/demo:0> {} <http://purl.org/poi/example.org/item0> .",
+            "<info:fedora/demo:0> {} <INFO:FEDORA/demo%3a0> .",
+            "<http://purl.org/poi/example.org/item0> {} <https://purl.org/poi/example.org/item0> .",
+        },
+    ),
+    (
+        '<info:fedora/demo:1> {} "oai:example.org:item1" .',
+        {
+            "<info:fedora/demo:1> {} <http://purl.org/poi/example.org/item1> .",
+            "<http://purl.org/poi/example.org/item1> {} <oai:example.org:item1> .",
+        },
+    ),
+    # A literal in a language is no identifier literal, and is not rewritten; its text is one.
+    ('<info:fedora/demo:1> {} "oai:example.org:item1"@en .', {"<info:fedora/demo:1> {} <oai:example.org:item1> ."}),
+    # rdflib reads an xsd:token's lexical form without its white space: so do the passes.
+    (
+        '<info:fedora/demo:1> {} " oai:example.org:item1 "^^<http://www.w3.org/2001/XMLSchema#token> .',
+        {"<info:fedora/demo:1> {} <oai:example.org:item1> ."},
+    ),
+    ("<info:fedora/demo:1> {} <info:fedora/demo:1> .", set()),  # the same identifier
+    ("<http://example.org/1> {} <info:fedora/demo:1> .", set()),  # a subject that is none
+    ("<info:fedora/demo:1> {} <oai:bad> .", set()),  # an invalid object
+    ("_:b {} <info:fedora/demo:1> .", set()),
+]
+
+
+@pytest.mark.parametrize(("line", "links"), IDENTITY_LINKS)
+@pytest.mark.parametrize("crosswalk", [False, True], ids=["term-by-term", "graph-passes"])
+@pytest.mark.parametrize("loop", ["compiled", "python"])
+def test_identity_statements_link_subject_to_object(loop: str, crosswalk: bool, line: str, links: set[str]) -> None:
+    settings = Settings(Config(), crosswalk=crosswalk)
+    run = stream._compiled if loop == "compiled" else stream._in_python
+    result = run(worker._Worker(settings), (line.format(ITEM_ID) + "\n").encode(), 1)
+    assert set(result.links) == {link.format(SAME_AS) for link in links}

@@ -1919,7 +1919,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     Memo memo = {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     PyObject *shared, *memo_size, *compiled;
     Needles needles;
-    PyObject *tables, *bare_predicates, *slow_predicates, *slow, *bad, *into = Py_None;
+    PyObject *tables, *bare_predicates, *slow_predicates, *identity_predicates, *identity, *slow, *bad, *into = Py_None;
     if (!PyArg_ParseTuple(args, "y*OOO|O", &data, &tables, &slow, &bad, &into)) {
         return NULL;
     }
@@ -1935,6 +1935,8 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         (needles.exact = table(tables, "exact", &PyTuple_Type)) == NULL ||
         (bare_predicates = table(tables, "bare_predicates", &PyTuple_Type)) == NULL ||
         (slow_predicates = table(tables, "slow_predicates", &PyTuple_Type)) == NULL ||
+        (identity_predicates = table(tables, "identity_predicates", &PyTuple_Type)) == NULL ||
+        (identity = table(tables, "identity", NULL)) == NULL ||
         (compiled = table(tables, "compiled", &PyTuple_Type)) == NULL ||
         (memo.unchanged = table(tables, "unchanged", &PyTuple_Type)) == NULL ||
         (memo.links = table(tables, "links", &PyList_Type)) == NULL) {
@@ -1974,8 +1976,8 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         }
         memo.shared = (SharedDecisions *)shared;
     }
-    PyObject *tuples[] = {needles.folded, needles.exact, bare_predicates, slow_predicates};
-    for (int i = 0; i < 4; i++) {
+    PyObject *tuples[] = {needles.folded, needles.exact, bare_predicates, slow_predicates, identity_predicates};
+    for (int i = 0; i < 5; i++) {
         for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(tuples[i]); j++) {
             if (!PyBytes_Check(PyTuple_GET_ITEM(tuples[i], j)) || PyBytes_GET_SIZE(PyTuple_GET_ITEM(tuples[i], j)) == 0) {
                 PyBuffer_Release(&data);
@@ -2090,7 +2092,11 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
             start = next;
             continue;
         }
-        /* Term by term, from memoized decisions (ldids.dumps.stream._term_by_term). */
+        /* Term by term, from memoized decisions (ldids.dumps.stream._term_by_term). An
+         * identity statement (Fedora's OAI itemID) is too, and then its terms as written
+         * go to identity() (ldids.dumps.stream._identity_statement), which adds the link
+         * it calls for, if any. */
+        int identity_statement = one_of(identity_predicates, predicate, predicate_length);
         PyObject *replacement[4] = {NULL, NULL, NULL, NULL};
         PyObject *subject_value = NULL; /* the subject's memo value, if it was looked up */
         int changed = 0, failed = 0;
@@ -2171,6 +2177,26 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
             Py_DECREF(key);
         }
         Py_XDECREF(subject_value);
+        if (!failed && identity_statement) {
+            const char *after[3];
+            Py_ssize_t after_length[3];
+            for (int index_ = 0; index_ < 3; index_++) {
+                if (replacement[index_] != NULL) {
+                    after[index_] = PyBytes_AS_STRING(replacement[index_]) + 1;
+                    after_length[index_] = PyBytes_GET_SIZE(replacement[index_]) - 1;
+                } else {
+                    after[index_] = (const char *)line + terms.start[index_];
+                    after_length[index_] = terms.stop[index_] - terms.start[index_];
+                }
+            }
+            PyObject *answer = PyObject_CallFunction(identity, "y#y#y#", after[0], after_length[0], after[1],
+                                                     after_length[1], after[2], after_length[2]);
+            if (answer == NULL) {
+                failed = 1;
+            } else {
+                Py_DECREF(answer);
+            }
+        }
         if (!failed) {
             if (!changed) {
                 failed = add_line(&out, line, keep, ended) < 0;

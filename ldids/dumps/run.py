@@ -400,9 +400,9 @@ def normalize_dump(
                         column=last_bad[1],
                     )
         # A link already in the data is not written again: a second run changes nothing.
-        new_links = difference(found_links, present) if present else iter(found_links)
+        new_links: Iterator[str] | SortedUnique = difference(found_links, present) if present else found_links
         if crosswalk is not None:
-            new_links = link_rows(new_links, found_rows)
+            new_links = link_rows(iter(new_links), found_rows)
             if links is None:
                 deque(new_links, maxlen=0)  # rows for the links, none written
         if links == "inline":
@@ -449,9 +449,14 @@ def _append_part(part: _Part, out: IO[bytes], plain: IO[bytes] | None) -> None:
     shutil.copyfileobj(written, out, 1 << 20)
 
 
-def _write_lines(sink: _Sink, lines: Iterator[str], batch: int = 10_000) -> int:
+def _write_lines(sink: _Sink, lines: Iterator[str] | SortedUnique, batch: int = 10_000) -> int:
     """Write lines in batches (one write per line costs more than making the line); their count."""
     count = 0
+    if isinstance(lines, SortedUnique):  # written as it holds them, in UTF-8
+        for encoded, lines_in_it in lines.encoded():
+            sink.write(encoded)
+            count += lines_in_it
+        return count
     while chunk := list(itertools.islice(lines, batch)):
         sink.write(("\n".join(chunk) + "\n").encode())
         count += len(chunk)

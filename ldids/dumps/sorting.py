@@ -33,7 +33,7 @@ class SortedUnique:
         self.run_size = run_size
         self._pieces: list[list[str]] = []
         self._held = 0  # lines in the pieces, copies included
-        self._runs: list[IO[str]] = []
+        self._runs: list[IO[bytes]] = []
 
     def __bool__(self) -> bool:
         return bool(self._pieces or self._runs)
@@ -56,56 +56,90 @@ class SortedUnique:
     def _spill(self) -> None:
         if not self._pieces:
             return
-        # Closed in __iter__, after the merge: it must outlive this method. Any str goes
-        # through unchanged (a \uD800 escape in a dump is a lone surrogate in its text).
-        run = tempfile.TemporaryFile(  # noqa: SIM115
-            "w+", encoding="utf-8", errors="surrogatepass", newline="\n", prefix="ldids-run-"
-        )
+        # Closed in __iter__, after the merge: it must outlive this method. Written as
+        # UTF-8 bytes, read back as bytes: their order is the order of the code points (a
+        # lone surrogate, a \uD800 escape in a dump, written as its three bytes too).
+        run = tempfile.TemporaryFile("w+b", prefix="ldids-run-")  # noqa: SIM115
         lines = self._take_pieces()
         for start in range(0, len(lines), 10_000):  # a slice at a time: a bounded copy to write
-            run.write("\n".join(lines[start : start + 10_000]) + "\n")
+            run.write(_encoded(lines[start : start + 10_000]))
         run.seek(0)
         self._runs.append(run)
 
     def __iter__(self) -> Iterator[str]:
         """Each distinct line once, in sorted order; consumes the collection."""
+        for batch, _ in self.encoded():
+            yield from batch.decode("utf-8", "surrogatepass").split("\n")[:-1]
+
+    def encoded(self) -> Iterator[tuple[bytes, int]]:
+        """The lines of :meth:`__iter__` in UTF-8, each ended by LF, some thousands a
+        piece, and how many: what a writer writes, never decoded and encoded again."""
         if not self._runs:
-            yield from self._take_pieces()
+            lines = self._take_pieces()
+            for start in range(0, len(lines), 10_000):
+                piece = lines[start : start + 10_000]
+                yield _encoded(piece), len(piece)
             return
         self._spill()
         try:
-            yield from _merged(self._runs)
+            for batch in _merged(self._runs):
+                if batch:
+                    yield b"\n".join(batch) + b"\n", len(batch)
         finally:
             for run in self._runs:
                 run.close()
             self._runs.clear()
 
 
-def _merged(runs: list[IO[str]], read: int = 1 << 16) -> Iterator[str]:
-    """The lines of sorted files (each line ending in a line break), merged, each once.
+def _encoded(lines: list[str]) -> bytes:
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass") if lines else b""
+
+
+def _merged(runs: list[IO[bytes]], read: int = 1 << 16) -> Iterator[list[bytes]]:
+    """The lines of sorted files (each line ending in a line break), merged, each once, in
+    sorted batches (without their line breaks).
 
     Lines are compared without their line breaks, as they were sorted: with them, "a\tb"
     would come before "a" ("\t" is below "\n"). Merged in batches rather than a line at a
     time through a heap: every buffered line up to the smallest of the runs' last buffered
     lines comes before any line not yet read, so those are sorted together, which for
     pieces sorted already is a merge, done in C (timsort)."""
-    pending = [(run, [line[:-1] for line in run.readlines(read)]) for run in runs]
-    pending = [(run, lines) for run, lines in pending if lines]
+    readers = [_Lines(run, read) for run in runs]
+    pending = [(reader, lines) for reader in readers if (lines := reader.next())]
     while pending:
         bound = min(lines[-1] for _, lines in pending)
-        batch: list[str] = []
+        batch: list[bytes] = []
         refilled = []
-        for run, lines in pending:
+        for reader, lines in pending:
             cut = bisect.bisect_right(lines, bound)
             batch += lines[:cut]
-            rest = lines[cut:] or [line[:-1] for line in run.readlines(read)]
+            rest = lines[cut:] or reader.next()
             if rest:
-                refilled.append((run, rest))
+                refilled.append((reader, rest))
         pending = refilled
         # Every line left, read or not, is above the bound (a run holds each line once):
-        # a line in several runs is in one batch, where groupby sees its copies together.
+        # a line in several runs is in one batch, its copies side by side once sorted,
+        # and kept once (a dict keeps the first of equal keys, in order).
         batch.sort()
-        yield from [line for line, _ in itertools.groupby(batch)]
+        yield list(dict.fromkeys(batch))
+
+
+class _Lines:
+    """The lines of a file, without their line breaks, some at a time (about ``read`` bytes)."""
+
+    def __init__(self, file: IO[bytes], read: int) -> None:
+        self.file, self.read, self.rest = file, read, b""
+
+    def next(self) -> list[bytes]:
+        """The next lines (none: the file is read to its end)."""
+        while True:
+            data = self.file.read(self.read)
+            if not data:
+                return []  # a run ends with a line break: nothing is left over
+            lines = (self.rest + data).split(b"\n")
+            self.rest = lines.pop()
+            if lines:
+                return lines
 
 
 def difference(left: Iterable[str], right: Iterable[str]) -> Iterator[str]:

@@ -11,10 +11,11 @@ pyoxigraph reads it as one (:mod:`ldids.dumps.grammar`). Most lines of a dump ho
 which no identifier prefix occurs (in any ASCII case) is copied as it came. In the others,
 each term that may be an identifier is decided on its text by the passes' own functions
 (:mod:`ldids.passes.decision`), once per run and process, and the line is rewritten term by
-term from the remembered decisions; an unchanged line is copied as it came. Lines the
-passes must see whole (owl:sameAs and identity statements, or every line when a crosswalk
-is kept) go through :func:`ldids.passes.graph.rewrite_quad` and :func:`ldids.passes.graph.links` on
-rdflib terms.
+term from the remembered decisions; an unchanged line is copied as it came. A statement
+of an identity predicate (Fedora's OAI itemID) is too, and the link from its subject to its
+object is read from its raw terms. Lines the passes must see whole (owl:sameAs statements,
+or every line when a crosswalk is kept) go through :func:`ldids.passes.graph.rewrite_quad`
+and :func:`ldids.passes.graph.links` on rdflib terms.
 
 The per-line loop is compiled (``ldids/dumps/_scan.c``); the loop here in Python is its
 reference, and tests/test_scan.py holds the two equal. The decisions a process remembers,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from ldids.passes import graph as passes
 
 # rdflib and the graph passes are imported where the rare lines that need RDF terms are
-# handled (owl:sameAs and identity statements, crosswalks, problem texts), not here: a dump
+# handled (owl:sameAs statements, crosswalks, problem texts), not here: a dump
 # of ordinary lines never builds a term, and never pays ~0.2 s to import them.
 
 
@@ -215,9 +216,27 @@ def _statement(worker: _Worker, pieces: list[str | None], number: int, result: B
     """One statement in which an identifier may occur; its new line, or None if unchanged."""
     predicate = pieces[1]
     assert predicate is not None
-    if predicate == _SAME_AS or predicate in worker.identity_predicates or worker.settings.crosswalk:
+    if predicate == _SAME_AS or worker.settings.crosswalk:
         return _whole_statement(worker, pieces, number, result)
+    if predicate in worker.identity_predicates:
+        return _identity_statement(worker, pieces, number, result)
     return _term_by_term(worker, pieces, number, result)
+
+
+def _identity_statement(worker: _Worker, pieces: list[str | None], number: int, result: BlockResult) -> str | None:
+    """A statement of an identity predicate (Fedora's OAI itemID): term by term like any
+    other, then the link from subject to object it calls for (ldids.passes.graph.links),
+    read from its raw terms as rewritten. No RDF term is built (the compiled loop does the
+    same, ``ScanTables.identity``)."""
+    new_line = _term_by_term(worker, pieces, number, result)
+    subject, predicate, object_ = pieces[0], pieces[1], pieces[2]
+    assert subject is not None
+    assert predicate is not None
+    assert object_ is not None
+    link = worker.identity_link(subject, predicate, object_)
+    if link is not None:
+        result.links.append(link)
+    return new_line
 
 
 def _compiled(worker: _Worker, data: BytesLike, first_line: int, into: bytearray | None = None) -> BlockResult:
@@ -309,7 +328,7 @@ def _term_by_term(worker: _Worker, pieces: list[str | None], number: int, result
 
 
 def _whole_statement(worker: _Worker, pieces: list[str | None], number: int, result: BlockResult) -> str | None:
-    """owl:sameAs and identity-predicate lines, or with a crosswalk to record: the passes on
+    """owl:sameAs lines, or any with a crosswalk to record: the passes on
     the whole statement. Unchanged terms keep their raw text, as on the common path."""
     from ldids.passes import graph as passes
 

@@ -79,6 +79,10 @@ class ScanTables:
     exact: tuple[bytes, ...]  # needles matched as they are (configured PID namespaces)
     bare_predicates: tuple[bytes, ...]  # raw predicates whose literals may be bare forms
     slow_predicates: tuple[bytes, ...]  # raw predicates whose statements Python sees whole
+    # Raw identity predicates: their statements are decided term by term, then their terms as
+    # written go to identity (_Worker.identity_link_of_raw), which adds the link they call for.
+    identity_predicates: tuple[bytes, ...]
+    identity: Callable[[bytes, bytes, bytes], None]
     # The compiled decision of IRIs in prefixed forms (_compiled_decisions): each scheme's
     # compiled canonicalizer or None, indexed as schemes; empty: off.
     compiled: tuple[Callable[[str], str | None] | None, ...]
@@ -163,7 +167,9 @@ class _Worker:
             folded=_encoded(self.folded),
             exact=_encoded(self.exact_needles),
             bare_predicates=_encoded(sorted(self.bare_predicates)),
-            slow_predicates=_encoded(sorted({_SAME_AS, *self.identity_predicates})),
+            slow_predicates=_encoded([_SAME_AS]),
+            identity_predicates=_encoded(sorted(self.identity_predicates)),
+            identity=self.identity_link_of_raw,
             compiled=_compiled_decisions(config),
             unchanged=tuple(self._unchanged[name] for name in self.schemes),
             links=self.new_links,
@@ -172,6 +178,7 @@ class _Worker:
         # Read on decide's path, once for every new term: bound once here.
         self._literals_to_iris = config.literals_to_iris
         self._bare_pid_predicates = config.bare_pid_predicates
+        self._identity_predicates = config.identity_predicates
         self._config = config
         self._decide = decision.decide
 
@@ -302,6 +309,42 @@ class _Worker:
             found = namespaces[subject] = decision.subject_namespace(_unescape(subject[1:-1]), self._config)
         return found  # type: ignore[return-value]
 
+    def identity_link(self, subject: str, predicate: str, object_: str) -> str | None:
+        """The owl:sameAs link a statement of an identity predicate calls for, given its raw
+        terms as rewritten, as an N-Triples line: what ldids.passes.graph.identity_link
+        makes of the statement, read from the raw terms without building RDF terms. From
+        subject to object, where both are valid identifiers in prefixed forms
+        (``_is_identifier`` there), the object's text taken as an IRI."""
+        if subject[0] != "<" or object_[0] == "_" or _iri_text(predicate) not in self._identity_predicates:
+            return None
+        source = _iri_text(subject)
+        if object_[0] == "<":
+            target = _iri_text(object_)
+        else:
+            close = object_.rindex('"')
+            datatype = object_[close + 3 : -1] if object_[close + 1 : close + 3] == "^^" else None
+            if datatype is not None and _unescape(datatype) not in decision.IDENTIFIER_DATATYPE_IRIS:
+                # rdflib rewrites the lexical forms of some datatypes (xsd:token's white
+                # space, xsd:boolean's): the text the graph passes see is rdflib's.
+                target = _text_of(object_)
+            else:
+                target = _unescape(object_[1:close])
+        if source == target or not self._is_identifier(source) or not self._is_identifier(target):
+            return None
+        return f"{iri(source)} {_SAME_AS} {iri(target)} ."
+
+    def identity_link_of_raw(self, subject: bytes, predicate: bytes, object_: bytes) -> None:
+        """:meth:`identity_link` for the compiled loop (``ScanTables.identity``): the terms
+        as UTF-8 bytes (the loop checked them), the link added to :attr:`new_links`."""
+        link = self.identity_link(subject.decode(), predicate.decode(), object_.decode())
+        if link is not None:
+            self.new_links.append(link)
+
+    def _is_identifier(self, text: str) -> bool:
+        """ldids.passes.graph._is_identifier: a valid identifier in a prefixed form."""
+        scheme = self._config.registry.detect_prefixed(text)
+        return scheme is not None and not scheme.check(text)
+
     def take_links(self) -> list[str]:
         """The links of the terms decided since the last call."""
         # The same list stays: the compiled loop appends to it (ScanTables.links).
@@ -376,6 +419,11 @@ def _bare_pid_tables(config: Config, left: dict[str, _Value]) -> BarePidTables |
 
 def _encoded(texts: list[str]) -> tuple[bytes, ...]:
     return tuple(text.encode() for text in texts)
+
+
+def _iri_text(raw: str) -> str:
+    """The IRI a raw IRI term writes."""
+    return _unescape(raw[1:-1])
 
 
 def _text_of(raw: str) -> str:
