@@ -51,6 +51,8 @@ from ldids.shacl.expression import (
     compile_conjunction,
     compile_expression,
     effective_boolean,
+    kind,
+    kind_variable,
 )
 from ldids.shacl.expression import (
     others as _others,
@@ -94,6 +96,12 @@ class _Branch:
     #: The conjuncts on the predicate variable alone, when the rest never mention it: tried
     #: on a statement's predicate apart, so what the rest finds is remembered by the other terms.
     predicate_test: Callable[[Term], bool] | None = None
+    #: (position, test) of the conjuncts that look only at the kind of a variable's term
+    #: (:func:`~ldids.shacl.expression.kind_variable`): evaluated once per kind, tried first.
+    kind_tests: list[tuple[int, Callable[[Term], bool]]] = field(default_factory=list)
+    #: The position of the focus node, when the pattern and what is left of the FILTERs
+    #: ask nothing more: the statement gives it once the kind tests hold.
+    direct: int | None = None
 
     def compile(self, focus: str = "this") -> None:
         """Compile the FILTERs and BINDs, once the whole query is read."""
@@ -129,13 +137,34 @@ class _Branch:
                     conjuncts[:] = [part for part in conjuncts if part not in alone]
                 self.predicate_test = _PredicateTest(compile_conjunction(alone), predicate)
                 self.used.discard(predicate)
+        self._take_kind_tests(filters, bound)
         try:
             self.steps = [
                 (is_filter, compile_conjunction(parts) if is_filter else compile_expression(parts[0]), name)
                 for is_filter, parts, name in self.raw
+                if parts or not is_filter  # a FILTER left with no conjunct is true
             ]
         except UncompilableError as why:
             raise NotStreamableError(f"{why} is not compiled for streaming") from why
+        names = [want for want in self.pattern if isinstance(want, str)]
+        if not self.steps and len(set(names)) == 3 and focus in names:
+            self.direct = names.index(focus)
+
+    def _take_kind_tests(self, filters: list[list[object]], bound: set[str]) -> None:
+        """Move the conjuncts on one pattern variable's kind out of the FILTERs: every
+        conjunct of a FILTER must be true for it to hold, errors counting as false (SPARQL 1.1
+        §17.2), so the order they are tried in does not change what is selected."""
+        for conjuncts in filters:
+            for part in list(conjuncts):
+                name = kind_variable(part)
+                if name is None or name in bound or name not in self.pattern:
+                    continue
+                conjuncts.remove(part)
+                try:
+                    test = _KindTest(compile_conjunction([part]), name)
+                except UncompilableError as why:
+                    raise NotStreamableError(f"{why} is not compiled for streaming") from why
+                self.kind_tests.append((self.pattern.index(name), test))
 
     def positions(self) -> tuple[int, ...]:
         """The positions of a statement that decide what this pattern selects: those of its
@@ -153,6 +182,11 @@ class _Branch:
 
     def select(self, triple: Triple, focus: str = "this") -> Term | None:
         """The focus node this statement gives, if it gives one (SPARQL 1.1 §18.5)."""
+        for position, test in self.kind_tests:
+            if not test(triple[position]):
+                return None
+        if self.direct is not None:
+            return triple[self.direct]
         solution: dict[str, Value] = {}
         for want, have in zip(self.pattern, triple, strict=True):
             if isinstance(want, str):
@@ -237,6 +271,27 @@ class _PredicateTest:
         return found
 
 
+class _KindTest:
+    """A conjunct on a variable's kind alone, remembered per kind (few in any dump)."""
+
+    def __init__(self, test: Expression, name: str) -> None:
+        self.test, self.name = test, name
+        self.known: dict[object, bool] = {}
+
+    def __call__(self, term: Term) -> bool:
+        key = kind(term)
+        found = self.known.get(key)
+        if found is None:
+            try:
+                found = effective_boolean(self.test({self.name: term}))
+            except EvaluationError:
+                found = False
+            if len(self.known) >= MEMO_LIMIT:
+                evict_oldest_half(self.known)
+            self.known[key] = found
+        return found
+
+
 def _conjuncts(expr: object) -> list[object]:
     if isinstance(expr, CompValue) and expr.name == "ConditionalAndExpression":
         return [part for top in [expr["expr"], *(_others(expr))] for part in _conjuncts(top)]
@@ -283,8 +338,11 @@ class _Group:
         self.gate: Callable[[str], object] | None = None
         #: What :attr:`gate` matches with (ldids.shacl.prefilter derives needles from it).
         self.regex: re.Pattern[str] | None = None
+        self.tried: list[tuple[Rule, Callable[[Triple], bool] | None, PredicateTest | None]] = []
 
     def close(self) -> None:
+        # Each rule's own gate, compiled once: tried on a new key once the union has matched.
+        self.tried = [(rule, None if gate is None else _gate(*gate), test) for rule, gate, test in self.rules]
         gates = {gate for _, gate, _ in self.rules if gate is not None}
         positions = {position for position, _ in gates}
         if all(gate is not None for _, gate, _ in self.rules) and len(positions) == 1:
@@ -308,8 +366,8 @@ class _Group:
         if found is None:
             found = tuple(
                 (test, results)
-                for rule, gate, test in self.rules
-                if gate is None or _passes(triple[gate[0]], gate[1])
+                for rule, gate, test in self.tried
+                if gate is None or gate(triple)
                 for results in (tuple(rule(triple)),)
                 if results
             )
@@ -329,8 +387,16 @@ def _anchored(regex: re.Pattern[str]) -> bool:
     return len(parsed) > 0 and parsed[0] == (re._constants.AT, re._constants.AT_BEGINNING)  # type: ignore[attr-defined]
 
 
-def _passes(term: Term, regex: str) -> bool:
-    return not isinstance(term, ox.BlankNode) and to_python(regex).search(term.value) is not None
+def _gate(position: int, regex: str) -> Callable[[Triple], bool]:
+    """Does the text of the term at ``position`` match ``regex`` (a blank node has none)?"""
+    try:
+        compiled = to_python(regex)
+    except UntranslatableError:
+        # Compiled in the FILTER, the REGEX would raise an error on every solution, and an
+        # error in a conjunct of a FILTER makes it false (SPARQL 1.1 §17.2).
+        return lambda triple: False
+    find = compiled.match if _anchored(compiled) else compiled.search
+    return lambda triple: not isinstance(term := triple[position], ox.BlankNode) and find(term.value) is not None
 
 
 # -- Shapes --------------------------------------------------------------------------------
