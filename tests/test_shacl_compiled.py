@@ -3,10 +3,13 @@ specs say (XSD 1.0 Part 2 Appendix F, F&O 3.1 §5.6, SPARQL 1.1 §17)."""
 
 from __future__ import annotations
 
+import sys
+
 import pyoxigraph as ox
 import pytest
 from rdflib.plugins.sparql import prepareQuery
 
+from ldids.shacl import pyregex
 from ldids.shacl.expression import (
     EvaluationError,
     UncompilableError,
@@ -143,3 +146,9 @@ def test_kind_variable(expression: str, variable: str | None) -> None:
     for term in _TERMS:
         assert by_kind.setdefault(kind(term), value(term)) == value(term), term
     assert len(set(by_kind.values())) > 1  # the table tells kinds apart
+
+
+def test_white_space_beyond_xsd_is_all_looked_for() -> None:
+    # pyregex looks for Python's white space below _SPACE_RANGE only, to start quicker.
+    assert pyregex._more_space(sys.maxunicode + 1) == pyregex._MORE_SPACE
+    assert "\u3000" in pyregex._MORE_SPACE  # IDEOGRAPHIC SPACE, the last of the BMP's

@@ -137,7 +137,10 @@ def _check_block(data: bytes, first_line: int) -> tuple[int, list[_Row]]:
 
 def _start_worker(shapes: str) -> None:
     global _PLAN
-    _PLAN = plan(Graph().parse(data=shapes, format="turtle"))
+    # A forked worker has the plan of the process that started it (planning again would
+    # cost it the SPARQL parse of every target, some 0.2 s, before its first block).
+    if _PLAN is None:
+        _PLAN = plan(Graph().parse(data=shapes, format="turtle"))
 
 
 @dataclass
