@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from multiprocessing.pool import AsyncResult
 from types import ModuleType
 
 import pyoxigraph as ox
@@ -46,8 +47,10 @@ except ImportError:  # built without a C compiler: every statement is parsed
 SEEN_LIMIT = 1_000_000
 _PLAN: Plan | None = None
 
-# A finding as it crosses processes: (line, focus, path, value, shape, component, message, severity, graph).
-_Row = tuple[int, Node, "Node | None", Node, Node, URIRef, str, URIRef, "Node | None"]
+# A finding as it crosses processes: (line, focus, path, value, shape, component, message,
+# severity, graph), the focus, value and graph as N-Triples text: a string is pickled ten
+# times faster than an rdflib or pyoxigraph term, and most results are counted, not listed.
+_Row = tuple[int, str, "Node | None", str, Node, URIRef, str, URIRef, "str | None"]
 
 
 def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[int, list[_Row]]:
@@ -98,7 +101,7 @@ def _checked(
 ) -> tuple[int, list[_Row]]:
     """The statements of ``data`` checked one by one; ``lines()`` numbers them, and
     ``new_predicate`` is told of each predicate the first time it comes."""
-    found: list[tuple[int, Finding, Term | None]] = []
+    found: list[tuple[int, Finding, str | None]] = []
     count = 0
     check = checks.check
     predicates: set[Term] = set()
@@ -111,7 +114,7 @@ def _checked(
             if results:
                 graph = quad.graph_name
                 for result in results:
-                    found.append((count, result, None if isinstance(graph, ox.DefaultGraph) else graph))
+                    found.append((count, result, None if isinstance(graph, ox.DefaultGraph) else str(graph)))
     except SyntaxError as error:
         numbers = lines()
         line = numbers[count] if count < len(numbers) else (numbers[-1] if numbers else 0)
@@ -121,7 +124,8 @@ def _checked(
     # Line numbers only where something was found: most blocks have nothing to report.
     numbers = lines()
     return count, [
-        (numbers[index - 1], *result, None if graph is None else to_rdflib(graph)) for index, result, graph in found
+        (numbers[index - 1], str(focus), path, str(value), shape, component, message, severity, graph)
+        for index, (focus, path, value, shape, component, message, severity), graph in found
     ]
 
 
@@ -171,7 +175,7 @@ def validate_dump(
     checks = plan(shapes)
     _PLAN = checks
     run = Streamed(Verdict(True), not_streamable=checks.not_streamable)
-    seen: set[tuple[Node | None, ...]] = set()
+    seen: set[tuple[object, ...]] = set()
     pool = None
     with ExitStack() as stack:
         if workers > 1:
@@ -182,9 +186,13 @@ def validate_dump(
             name = "<stdin>" if path == "-" else path
             window: deque[tuple[int, object]] = deque()
             for data, first in _blocks(path, stack, block_size):
-                window.append(
-                    (first, pool.apply_async(_check_block, (data, first)) if pool else _check_block(data, first))
-                )
+                queued = [task for _, task in window if isinstance(task, AsyncResult)]
+                if pool is None or (len(queued) >= 2 * (workers - 1) and not queued[0].ready()):
+                    # The workers are busy: this process checks a block itself (it would
+                    # wait otherwise), so that ``workers`` processes check, as many as asked.
+                    window.append((first, _check_block(data, first)))
+                else:
+                    window.append((first, pool.apply_async(_check_block, (data, first))))
                 while window and (len(window) > 2 * workers or pool is None):
                     _take(run, window.popleft()[1], name, seen, max_results)
             while window:
@@ -193,7 +201,7 @@ def validate_dump(
     return run
 
 
-def _take(run: Streamed, task: object, name: str, seen: set[tuple[Node | None, ...]], max_results: int | None) -> None:
+def _take(run: Streamed, task: object, name: str, seen: set[tuple[object, ...]], max_results: int | None) -> None:
     try:
         count, rows = task.get() if hasattr(task, "get") else task  # type: ignore[misc]
     except InputError as error:
@@ -201,7 +209,7 @@ def _take(run: Streamed, task: object, name: str, seen: set[tuple[Node | None, .
     run.statements += count
     verdict = run.verdict
     for line, focus, path, value, shape, component, message, severity, graph in rows:
-        key = (focus, path, value, shape, component, graph)
+        key = (_key(focus), path, _key(value), shape, component, graph)
         if key in seen:
             continue
         if len(seen) < SEEN_LIMIT:
@@ -211,17 +219,33 @@ def _take(run: Streamed, task: object, name: str, seen: set[tuple[Node | None, .
         if max_results is None or len(verdict.violations) < max_results:
             verdict.violations.append(
                 Violation(
-                    focus,
+                    _node(focus),
                     str(shape),
                     message,
                     str(severity).rsplit("#", 1)[-1],
-                    value,
+                    _node(value),
                     path=path,
                     component=component,
                     file=name,
                     line=line,
                 )
             )
+
+
+def _node(text: str) -> Node:
+    """A term written in N-Triples as rdflib's (as pyshacl sees it: ldids.shacl.value)."""
+    quad = next(iter(ox.parse(f"<urn:x> <urn:x> {text} .".encode(), ox.RdfFormat.N_TRIPLES)))
+    return to_rdflib(quad.object)
+
+
+def _key(text: str) -> str | Node:
+    """What tells a result's node from another's, as SHACL's results graph does: its
+    N-Triples text, but rdflib's term for a literal of a datatype rdflib gives one form of
+    each value ("01" and "1" as xsd:integer are one node for pyshacl)."""
+    return _node(text) if text.endswith(">") and text.startswith('"') and not text.endswith(_STRING) else text
+
+
+_STRING = "^^<http://www.w3.org/2001/XMLSchema#string>"
 
 
 def available_workers() -> int:

@@ -71,8 +71,12 @@ from ldids.shacl.value import (
 
 __all__ = ["Finding", "NotStreamableError", "Plan", "from_rdflib", "plan", "to_rdflib"]
 
-#: (focus, path, value, shape, component, message, severity) of one result, as a shape says it.
-Finding = tuple[Node, "Node | None", Node, Node, URIRef, str, URIRef]
+#: (focus, path, value, shape, component, message, severity) of one result, as a shape says
+#: it; the focus and value nodes as pyoxigraph read them, made rdflib terms only when a
+#: result is reported (:meth:`Plan.findings`, ldids.dumps.validation): most are not.
+Finding = tuple[Term, "Node | None", Term, Node, URIRef, str, URIRef]
+#: A :data:`Finding` with rdflib's nodes.
+Result = tuple[Node, "Node | None", Node, Node, URIRef, str, URIRef]
 
 #: Entries of each memo of what a group of rules found (bounded: constant memory).
 MEMO_LIMIT = 100_000
@@ -414,11 +418,11 @@ class _Shape:
     def of(self, focus: Term | None) -> list[Finding]:
         if focus is None:
             return []
-        failed = [component for component, check in self.checks if not check(focus)]
-        if not failed:
-            return []
-        node = to_rdflib(focus)
-        return [(node, None, node, self.node, component, self.message, self.severity) for component in failed]
+        return [
+            (focus, None, focus, self.node, component, self.message, self.severity)
+            for component, check in self.checks
+            if not check(focus)
+        ]
 
 
 def _message(shapes: Graph, shape: Node, default: str = "") -> str:
@@ -492,11 +496,12 @@ def _property_rule(shapes: Graph, prop: Node, path: URIRef, shape: _Shape) -> Ru
     message, severity = _message(shapes, prop, shape.message), _severity(shapes, prop)
 
     def rule(triple: Triple) -> list[Finding]:
-        failed = [component for component, check in checks if not check(triple[2])]
-        if not failed:
-            return []
-        focus, value = to_rdflib(triple[0]), to_rdflib(triple[2])
-        return [(focus, path, value, prop, component, message, severity) for component in failed]
+        value = triple[2]
+        return [
+            (triple[0], path, value, prop, component, message, severity)
+            for component, check in checks
+            if not check(value)
+        ]
 
     return rule
 
@@ -506,7 +511,7 @@ def _sparql_rule(branch: _Branch, shape: _Shape, message: str) -> Rule:
     def rule(triple: Triple) -> list[Finding]:
         if branch.select(triple) is None:
             return []
-        focus = to_rdflib(triple[0])
+        focus = triple[0]
         return [(focus, None, focus, shape.node, SH.SPARQLConstraintComponent, message, shape.severity)]
 
     return rule
@@ -535,9 +540,14 @@ class Plan:
                 found.extend(results)
         return found
 
-    def findings(self, triple: tuple[Node, Node, Node]) -> list[Finding]:
-        """:meth:`check` on a statement of rdflib terms."""
-        return self.check(tuple(from_rdflib(term) for term in triple))  # type: ignore[arg-type]
+    def findings(self, triple: tuple[Node, Node, Node]) -> list[Result]:
+        """:meth:`check` on a statement of rdflib terms, its results' nodes rdflib terms."""
+        return [
+            (to_rdflib(focus), path, to_rdflib(value), shape, component, message, severity)
+            for focus, path, value, shape, component, message, severity in self.check(
+                tuple(from_rdflib(term) for term in triple)  # type: ignore[arg-type]
+            )
+        ]
 
 
 def plan(shapes: Graph) -> Plan:
