@@ -11,8 +11,10 @@ of the results seen, as SHACL reports a result once however many statements give
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -22,7 +24,7 @@ from types import ModuleType
 
 import pyoxigraph as ox
 from rdflib import Graph
-from rdflib.term import Node, URIRef
+from rdflib.term import BNode, Node, URIRef
 
 from ldids.dumps.blocks import blocks
 from ldids.errors import InputError
@@ -124,8 +126,19 @@ def _checked(
     # Line numbers only where something was found: most blocks have nothing to report.
     numbers = lines()
     return count, [
-        (numbers[index - 1], str(focus), path, str(value), shape, component, message, severity, graph)
+        (
+            numbers[index - 1],
+            text,
+            path,
+            text if value is focus else str(value),
+            shape,
+            component,
+            message,
+            severity,
+            graph,
+        )
         for index, (focus, path, value, shape, component, message, severity), graph in found
+        for text in (str(focus),)
     ]
 
 
@@ -141,6 +154,9 @@ def _check_block(data: bytes, first_line: int) -> tuple[int, list[_Row]]:
 
 def _start_worker(shapes: str) -> None:
     global _PLAN
+    # The pool ends its workers with SIGTERM once the run is over: a forked worker keeps
+    # the command line's handler, which would say "terminated" for a run that was not.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # A forked worker has the plan of the process that started it (planning again would
     # cost it the SPARQL parse of every target, some 0.2 s, before its first block).
     if _PLAN is None:
@@ -175,7 +191,7 @@ def validate_dump(
     checks = plan(shapes)
     _PLAN = checks
     run = Streamed(Verdict(True), not_streamable=checks.not_streamable)
-    seen: set[tuple[object, ...]] = set()
+    seen: set[bytes] = set()
     pool = None
     with ExitStack() as stack:
         if workers > 1:
@@ -201,7 +217,7 @@ def validate_dump(
     return run
 
 
-def _take(run: Streamed, task: object, name: str, seen: set[tuple[object, ...]], max_results: int | None) -> None:
+def _take(run: Streamed, task: object, name: str, seen: set[bytes], max_results: int | None) -> None:
     try:
         count, rows = task.get() if hasattr(task, "get") else task  # type: ignore[misc]
     except InputError as error:
@@ -209,7 +225,7 @@ def _take(run: Streamed, task: object, name: str, seen: set[tuple[object, ...]],
     run.statements += count
     verdict = run.verdict
     for line, focus, path, value, shape, component, message, severity, graph in rows:
-        key = (_key(focus), path, _key(value), shape, component, graph)
+        key = _key(focus, path, value, shape, component, graph)
         if key in seen:
             continue
         if len(seen) < SEEN_LIMIT:
@@ -234,15 +250,33 @@ def _take(run: Streamed, task: object, name: str, seen: set[tuple[object, ...]],
 
 def _node(text: str) -> Node:
     """A term written in N-Triples as rdflib's (as pyshacl sees it: ldids.shacl.value)."""
+    if text.startswith("<"):
+        return URIRef(text[1:-1])  # pyoxigraph writes an IRI as it is: it has no escape to undo
+    if text.startswith("_:"):
+        return BNode(text[2:])
     quad = next(iter(ox.parse(f"<urn:x> <urn:x> {text} .".encode(), ox.RdfFormat.N_TRIPLES)))
     return to_rdflib(quad.object)
 
 
-def _key(text: str) -> str | Node:
-    """What tells a result's node from another's, as SHACL's results graph does: its
-    N-Triples text, but rdflib's term for a literal of a datatype rdflib gives one form of
-    each value ("01" and "1" as xsd:integer are one node for pyshacl)."""
-    return _node(text) if text.endswith(">") and text.startswith('"') and not text.endswith(_STRING) else text
+def _key(focus: str, path: Node | None, value: str, shape: Node, component: Node, graph: str | None) -> bytes:
+    """What tells a result from another, as SHACL's results graph does, in 16 bytes (the
+    set of those seen is the largest store of a run: a tuple of its terms takes some 300):
+    a BLAKE2b digest of the terms in N-Triples, one after the other (each term's syntax
+    says where it ends), with rdflib's form of a literal of a datatype rdflib gives one
+    form of each value ("01" and "1" as xsd:integer are one node for pyshacl). Two results
+    share a digest with a chance of about 2**-128 each pair."""
+    text = " ".join((_canonical(focus), _n3(path), _canonical(value), _n3(shape), _n3(component), graph or "-"))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _canonical(text: str) -> str:
+    if text.endswith(">") and text.startswith('"') and not text.endswith(_STRING):
+        return _node(text).n3()
+    return text
+
+
+def _n3(node: Node | None) -> str:
+    return "-" if node is None else node.n3()
 
 
 _STRING = "^^<http://www.w3.org/2001/XMLSchema#string>"
