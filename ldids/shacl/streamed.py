@@ -102,7 +102,7 @@ class _Branch:
     predicate_test: Callable[[Term], bool] | None = None
     #: (position, test) of the conjuncts that look only at the kind of a variable's term
     #: (:func:`~ldids.shacl.expression.kind_variable`): evaluated once per kind, tried first.
-    kind_tests: list[tuple[int, Callable[[Term], bool]]] = field(default_factory=list)
+    kind_tests: list[tuple[int, _KindTest]] = field(default_factory=list)
     #: The position of the focus node, when the pattern and what is left of the FILTERs
     #: ask nothing more: the statement gives it once the kind tests hold.
     direct: int | None = None
@@ -328,6 +328,10 @@ PredicateTest = Callable[[Term], bool]
 _RuleEntry = tuple["Term | None", tuple[int, ...], Rule, "tuple[int, str] | None", "PredicateTest | None"]
 
 
+#: A target rule tried on a term alone: (its gate, its kind tests, its shape, its predicate test).
+_Direct = tuple[Callable[[str], object], tuple["_KindTest", ...], "_Shape", "PredicateTest | None"]
+
+
 class _Group:
     """Rules that depend on the same positions of a statement, with one memo of what they
     found, keyed by the terms there, and the regular expression a term must match first."""
@@ -343,6 +347,8 @@ class _Group:
         #: What :attr:`gate` matches with (ldids.shacl.prefilter derives needles from it).
         self.regex: re.Pattern[str] | None = None
         self.tried: list[tuple[Rule, Callable[[Triple], bool] | None, PredicateTest | None]] = []
+        #: The rules as :meth:`_take_direct` tries them, when it can.
+        self.direct: list[_Direct] = []
 
     def close(self) -> None:
         # Each rule's own gate, compiled once: tried on a new key once the union has matched.
@@ -359,6 +365,39 @@ class _Group:
             # Anchored at the start, a search is a match; one that says so is told at once
             # that a term does not start like any: a search would try every character.
             self.gate = union.match if all(_anchored(regex) for regex in regexes) else union.search
+            self._take_direct()
+
+    def _take_direct(self) -> None:
+        """When every rule is a target that selects the term at the gate as it is (once its
+        kind passes), a new term is tried against each rule without a statement: its text
+        and its kind are read once, the kind tests are looked up, and the shapes asked."""
+        direct: list[_Direct] = []
+        for rule, gate, test in self.rules:
+            if not isinstance(rule, _TargetRule) or rule.branch.direct != self.gate_position or gate is None:
+                return
+            if any(position != self.gate_position for position, _ in rule.branch.kind_tests):
+                return
+            regex = to_python(gate[1])
+            find = regex.match if _anchored(regex) else regex.search
+            direct.append((find, tuple(kind_test for _, kind_test in rule.branch.kind_tests), rule.shape, test))
+        self.direct = direct
+
+    def _fresh(self, term: Term) -> tuple[tuple[PredicateTest | None, tuple[Finding, ...]], ...]:
+        """What the rules find for a term not in the memo (:meth:`_take_direct`)."""
+        text, of_kind = term.value, kind(term)
+        found = []
+        for find, kind_tests, shape, test in self.direct:
+            if find(text) is None:
+                continue
+            for kind_test in kind_tests:
+                passes = kind_test.known.get(of_kind)
+                if not (kind_test(term) if passes is None else passes):
+                    break
+            else:
+                results = shape.of(term)
+                if results:
+                    found.append((test, tuple(results)))
+        return tuple(found)
 
     def findings(self, triple: Triple) -> list[Finding] | tuple[Finding, ...]:
         if self.gate is not None:
@@ -367,7 +406,12 @@ class _Group:
                 return ()
         key = self.key(triple)
         found = self.memo.get(key)
-        if found is None:
+        if found is None and self.direct:
+            found = self._fresh(triple[self.gate_position])
+            if len(self.memo) >= MEMO_LIMIT:
+                evict_oldest_half(self.memo)
+            self.memo[key] = found
+        elif found is None:
             found = tuple(
                 (test, results)
                 for rule, gate, test in self.tried
@@ -456,8 +500,18 @@ def _target_rules(shapes: Graph, node: Node, shape: _Shape) -> Iterator[_RuleEnt
             )
 
 
+class _TargetRule:
+    """The results of a shape on the focus nodes one branch of its target selects."""
+
+    def __init__(self, branch: _Branch, shape: _Shape) -> None:
+        self.branch, self.shape = branch, shape
+
+    def __call__(self, triple: Triple) -> list[Finding]:
+        return self.shape.of(self.branch.select(triple))
+
+
 def _target_rule(branch: _Branch, shape: _Shape) -> Rule:
-    return lambda triple: shape.of(branch.select(triple))
+    return _TargetRule(branch, shape)
 
 
 def _shape_rules(shapes: Graph, node: Node) -> list[_RuleEntry]:
