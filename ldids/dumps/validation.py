@@ -235,11 +235,11 @@ def _take(run: Streamed, task: object, name: str, seen: set[bytes], max_results:
         if max_results is None or len(verdict.violations) < max_results:
             verdict.violations.append(
                 Violation(
-                    _node(focus),
+                    node := _node(focus),
                     str(shape),
                     message,
                     str(severity).rsplit("#", 1)[-1],
-                    _node(value),
+                    node if value == focus else _node(value),
                     path=path,
                     component=component,
                     file=name,

@@ -78,8 +78,16 @@ Finding = tuple[Term, "Node | None", Term, Node, URIRef, str, URIRef]
 #: A :data:`Finding` with rdflib's nodes.
 Result = tuple[Node, "Node | None", Node, Node, URIRef, str, URIRef]
 
-#: Entries of each memo of what a group of rules found (bounded: constant memory).
+#: Entries of each memo of the terms a test has seen, and of the keys the compiled selection
+#: has (ldids.dumps.validation): bounded, constant memory.
 MEMO_LIMIT = 100_000
+#: Entries of each group's memo of what its rules found for a key. The compiled selection
+#: passes over a line whose keys every group has seen: a line reaches a group with a key it
+#: has seen only beside another group's new key, mostly on the lines near it (one entity's
+#: statements). On the 1M-statement dump of benchmarks/dump.py, 100,000 entries cost more
+#: time (allocation, eviction) than they saved, and some 35 MiB a process; 4,096 were as
+#: quick as any size tried (256 to 100,000).
+GROUP_MEMO_LIMIT = 4_096
 
 # -- Single-triple patterns ----------------------------------------------------------------
 
@@ -408,7 +416,7 @@ class _Group:
         found = self.memo.get(key)
         if found is None and self.direct:
             found = self._fresh(triple[self.gate_position])
-            if len(self.memo) >= MEMO_LIMIT:
+            if len(self.memo) >= GROUP_MEMO_LIMIT:
                 evict_oldest_half(self.memo)
             self.memo[key] = found
         elif found is None:
@@ -419,7 +427,7 @@ class _Group:
                 for results in (tuple(rule(triple)),)
                 if results
             )
-            if len(self.memo) >= MEMO_LIMIT:
+            if len(self.memo) >= GROUP_MEMO_LIMIT:
                 evict_oldest_half(self.memo)
             self.memo[key] = found
         if not found:
