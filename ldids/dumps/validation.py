@@ -276,7 +276,17 @@ def _canonical(text: str) -> str:
 
 
 def _n3(node: Node | None) -> str:
-    return "-" if node is None else node.n3()
+    # Paths, shapes and components are the shapes graph's own nodes: few, each written once
+    # (a process that validates with many shapes graphs forgets them now and then).
+    found = _N3.get(node)
+    if found is None:
+        if len(_N3) >= 4096:
+            _N3.clear()
+        found = _N3[node] = "-" if node is None else node.n3()
+    return found
+
+
+_N3: dict[Node | None, str] = {}
 
 
 _STRING = "^^<http://www.w3.org/2001/XMLSchema#string>"
