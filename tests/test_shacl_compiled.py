@@ -3,11 +3,21 @@ specs say (XSD 1.0 Part 2 Appendix F, F&O 3.1 §5.6, SPARQL 1.1 §17)."""
 
 from __future__ import annotations
 
+import sys
+
 import pyoxigraph as ox
 import pytest
 from rdflib.plugins.sparql import prepareQuery
 
-from ldids.shacl.expression import EvaluationError, UncompilableError, compile_expression, effective_boolean
+from ldids.shacl import pyregex
+from ldids.shacl.expression import (
+    EvaluationError,
+    UncompilableError,
+    compile_expression,
+    effective_boolean,
+    kind,
+    kind_variable,
+)
 from ldids.shacl.pyregex import UntranslatableError, replacer, to_python
 
 
@@ -75,3 +85,70 @@ def test_errors_and_what_is_not_compiled() -> None:
         compile_expression(_filter("isIRI(?nothing)"))({})
     with pytest.raises(UncompilableError):
         compile_expression(_filter("?o + 1 = 2"))
+
+
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+#: Terms of every kind, two of each kind with different texts.
+_TERMS: list[ox.NamedNode | ox.BlankNode | ox.Literal] = [
+    ox.NamedNode("urn:a"),
+    ox.NamedNode("info:fedora/demo:1"),
+    ox.BlankNode("b1"),
+    ox.BlankNode("b2"),
+    ox.Literal("x"),
+    ox.Literal(""),
+    ox.Literal("x", language="en"),
+    ox.Literal("y", language="en"),
+    ox.Literal("x", language="de"),
+    ox.Literal("1", datatype=ox.NamedNode(_XSD + "integer")),
+    ox.Literal("0", datatype=ox.NamedNode(_XSD + "integer")),
+    ox.Literal("oai:a", datatype=ox.NamedNode(_XSD + "anyURI")),
+    ox.Literal("true", datatype=ox.NamedNode(_XSD + "boolean")),
+    ox.Literal("false", datatype=ox.NamedNode(_XSD + "boolean")),
+]
+
+
+@pytest.mark.parametrize(
+    ("expression", "variable"),
+    [
+        # The shipped shapes' test of what may hold an identifier.
+        (
+            f"isIRI(?o) || (isLiteral(?o) && LANG(?o) = '' && DATATYPE(?o) IN (<{_XSD}string>, <{_XSD}anyURI>))",
+            "o",
+        ),
+        ("!isBlank(?s)", "s"),
+        ("LANG(?o) != 'en' || DATATYPE(?o) = <urn:t>", "o"),
+        # The text of a term, or two variables, or a variable's value itself: not its kind.
+        ("isIRI(?o) && STRLEN(STR(?o)) > 1", None),
+        ("REGEX(STR(?o), '^a')", None),
+        ("isIRI(?s) && isIRI(?o)", None),
+        ("?o", None),
+        ("?p != <urn:p>", None),
+        ("DATATYPE(?o) IN (DATATYPE(?s))", None),
+        ("DATATYPE(?o) = ?t", None),
+        ("'a' = 'a'", None),
+    ],
+)
+def test_kind_variable(expression: str, variable: str | None) -> None:
+    parsed = _filter(expression)
+    assert kind_variable(parsed) == variable
+    if variable is None:
+        return
+    compiled = compile_expression(parsed)
+
+    def value(term: object) -> bool | None:
+        try:
+            return effective_boolean(compiled({variable: term}))  # type: ignore[dict-item]
+        except EvaluationError:
+            return None
+
+    # Terms of the same kind give the same value (or the same error): it may be remembered by kind.
+    by_kind: dict[object, bool | None] = {}
+    for term in _TERMS:
+        assert by_kind.setdefault(kind(term), value(term)) == value(term), term
+    assert len(set(by_kind.values())) > 1  # the table tells kinds apart
+
+
+def test_white_space_beyond_xsd_is_all_looked_for() -> None:
+    # pyregex looks for Python's white space below _SPACE_RANGE only, to start quicker.
+    assert pyregex._more_space(sys.maxunicode + 1) == pyregex._MORE_SPACE
+    assert "\u3000" in pyregex._MORE_SPACE  # IDEOGRAPHIC SPACE, the last of the BMP's

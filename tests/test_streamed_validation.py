@@ -362,3 +362,40 @@ def test_a_malformed_line_is_reported_where_it_is() -> None:
     with pytest.raises(InputError) as raised:
         validation.check_statements(plan(shapes_graph()), data, 10)
     assert raised.value.line == 12
+
+
+def test_each_result_counted_once_as_pyshacl_counts_it(tmp_path: Path) -> None:
+    # Results cross processes as N-Triples text; the set of those reported merges what
+    # rdflib (and so pyshacl) merges: the forms of one xsd:integer, not those of two strings.
+    import pyshacl
+
+    shapes = Graph().parse(
+        data="""@prefix sh: <http://www.w3.org/ns/shacl#> .
+        <urn:x:Short> a sh:NodeShape ; sh:targetObjectsOf <urn:x:p> ; sh:maxLength 0 .""",
+        format="turtle",
+    )
+    objects = [
+        '"01"^^<http://www.w3.org/2001/XMLSchema#integer>',
+        '"1"^^<http://www.w3.org/2001/XMLSchema#integer>',
+        '"01"',
+        '"1"',
+        '"1"@en',
+        '"1"@EN',
+        '"a\\"b\\\\c\\n\\u00e9"',
+        "<urn:x:o%20\u00e9>",
+        "<urn:x:o>",
+        "_:o",
+    ]
+    text = "".join(f"<urn:x:s{i % 3}> <urn:x:p> {obj} .\n" for i, obj in enumerate(objects * 2))
+    data = tmp_path / "d.nt"
+    data.write_text(text, encoding="utf-8")
+    _, report, _ = pyshacl.validate(Graph().parse(data=text, format="nt"), shacl_graph=shapes)
+
+    def n3(node: object) -> str:  # blank node labels are each parser's own
+        return "_:" if isinstance(node, BNode) else node.n3()  # type: ignore[attr-defined]
+
+    expected = {n3(focus) for focus in report.objects(None, SH.focusNode)}
+    for workers in (1, 2):
+        streamed = validate_dump([str(data)], shapes, workers=workers, block_size=64)
+        assert streamed.verdict.counts["urn:x:Short"] == len(expected) == 8
+        assert sorted(n3(v.focus) for v in streamed.verdict.violations) == sorted(expected)

@@ -11,17 +11,20 @@ of the results seen, as SHACL reports a result once however many statements give
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from multiprocessing.pool import AsyncResult
 from types import ModuleType
 
 import pyoxigraph as ox
 from rdflib import Graph
-from rdflib.term import Node, URIRef
+from rdflib.term import BNode, Node, URIRef
 
 from ldids.dumps.blocks import blocks
 from ldids.errors import InputError
@@ -46,8 +49,10 @@ except ImportError:  # built without a C compiler: every statement is parsed
 SEEN_LIMIT = 1_000_000
 _PLAN: Plan | None = None
 
-# A finding as it crosses processes: (line, focus, path, value, shape, component, message, severity, graph).
-_Row = tuple[int, Node, "Node | None", Node, Node, URIRef, str, URIRef, "Node | None"]
+# A finding as it crosses processes: (line, focus, path, value, shape, component, message,
+# severity, graph), the focus, value and graph as N-Triples text: a string is pickled ten
+# times faster than an rdflib or pyoxigraph term, and most results are counted, not listed.
+_Row = tuple[int, str, "Node | None", str, Node, URIRef, str, URIRef, "str | None"]
 
 
 def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[int, list[_Row]]:
@@ -98,7 +103,7 @@ def _checked(
 ) -> tuple[int, list[_Row]]:
     """The statements of ``data`` checked one by one; ``lines()`` numbers them, and
     ``new_predicate`` is told of each predicate the first time it comes."""
-    found: list[tuple[int, Finding, Term | None]] = []
+    found: list[tuple[int, Finding, str | None]] = []
     count = 0
     check = checks.check
     predicates: set[Term] = set()
@@ -111,7 +116,7 @@ def _checked(
             if results:
                 graph = quad.graph_name
                 for result in results:
-                    found.append((count, result, None if isinstance(graph, ox.DefaultGraph) else graph))
+                    found.append((count, result, None if isinstance(graph, ox.DefaultGraph) else str(graph)))
     except SyntaxError as error:
         numbers = lines()
         line = numbers[count] if count < len(numbers) else (numbers[-1] if numbers else 0)
@@ -121,7 +126,19 @@ def _checked(
     # Line numbers only where something was found: most blocks have nothing to report.
     numbers = lines()
     return count, [
-        (numbers[index - 1], *result, None if graph is None else to_rdflib(graph)) for index, result, graph in found
+        (
+            numbers[index - 1],
+            text,
+            path,
+            text if value is focus else str(value),
+            shape,
+            component,
+            message,
+            severity,
+            graph,
+        )
+        for index, (focus, path, value, shape, component, message, severity), graph in found
+        for text in (str(focus),)
     ]
 
 
@@ -137,7 +154,13 @@ def _check_block(data: bytes, first_line: int) -> tuple[int, list[_Row]]:
 
 def _start_worker(shapes: str) -> None:
     global _PLAN
-    _PLAN = plan(Graph().parse(data=shapes, format="turtle"))
+    # The pool ends its workers with SIGTERM once the run is over: a forked worker keeps
+    # the command line's handler, which would say "terminated" for a run that was not.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # A forked worker has the plan of the process that started it (planning again would
+    # cost it the SPARQL parse of every target, some 0.2 s, before its first block).
+    if _PLAN is None:
+        _PLAN = plan(Graph().parse(data=shapes, format="turtle"))
 
 
 @dataclass
@@ -168,7 +191,7 @@ def validate_dump(
     checks = plan(shapes)
     _PLAN = checks
     run = Streamed(Verdict(True), not_streamable=checks.not_streamable)
-    seen: set[tuple[Node | None, ...]] = set()
+    seen: set[bytes] = set()
     pool = None
     with ExitStack() as stack:
         if workers > 1:
@@ -179,9 +202,13 @@ def validate_dump(
             name = "<stdin>" if path == "-" else path
             window: deque[tuple[int, object]] = deque()
             for data, first in _blocks(path, stack, block_size):
-                window.append(
-                    (first, pool.apply_async(_check_block, (data, first)) if pool else _check_block(data, first))
-                )
+                queued = [task for _, task in window if isinstance(task, AsyncResult)]
+                if pool is None or (len(queued) >= 2 * (workers - 1) and not queued[0].ready()):
+                    # The workers are busy: this process checks a block itself (it would
+                    # wait otherwise), so that ``workers`` processes check, as many as asked.
+                    window.append((first, _check_block(data, first)))
+                else:
+                    window.append((first, pool.apply_async(_check_block, (data, first))))
                 while window and (len(window) > 2 * workers or pool is None):
                     _take(run, window.popleft()[1], name, seen, max_results)
             while window:
@@ -190,7 +217,7 @@ def validate_dump(
     return run
 
 
-def _take(run: Streamed, task: object, name: str, seen: set[tuple[Node | None, ...]], max_results: int | None) -> None:
+def _take(run: Streamed, task: object, name: str, seen: set[bytes], max_results: int | None) -> None:
     try:
         count, rows = task.get() if hasattr(task, "get") else task  # type: ignore[misc]
     except InputError as error:
@@ -198,7 +225,7 @@ def _take(run: Streamed, task: object, name: str, seen: set[tuple[Node | None, .
     run.statements += count
     verdict = run.verdict
     for line, focus, path, value, shape, component, message, severity, graph in rows:
-        key = (focus, path, value, shape, component, graph)
+        key = _key(focus, path, value, shape, component, graph)
         if key in seen:
             continue
         if len(seen) < SEEN_LIMIT:
@@ -208,17 +235,61 @@ def _take(run: Streamed, task: object, name: str, seen: set[tuple[Node | None, .
         if max_results is None or len(verdict.violations) < max_results:
             verdict.violations.append(
                 Violation(
-                    focus,
+                    node := _node(focus),
                     str(shape),
                     message,
                     str(severity).rsplit("#", 1)[-1],
-                    value,
+                    node if value == focus else _node(value),
                     path=path,
                     component=component,
                     file=name,
                     line=line,
                 )
             )
+
+
+def _node(text: str) -> Node:
+    """A term written in N-Triples as rdflib's (as pyshacl sees it: ldids.shacl.value)."""
+    if text.startswith("<"):
+        return URIRef(text[1:-1])  # pyoxigraph writes an IRI as it is: it has no escape to undo
+    if text.startswith("_:"):
+        return BNode(text[2:])
+    quad = next(iter(ox.parse(f"<urn:x> <urn:x> {text} .".encode(), ox.RdfFormat.N_TRIPLES)))
+    return to_rdflib(quad.object)
+
+
+def _key(focus: str, path: Node | None, value: str, shape: Node, component: Node, graph: str | None) -> bytes:
+    """What tells a result from another, as SHACL's results graph does, in 16 bytes (the
+    set of those seen is the largest store of a run: a tuple of its terms takes some 300):
+    a BLAKE2b digest of the terms in N-Triples, one after the other (each term's syntax
+    says where it ends), with rdflib's form of a literal of a datatype rdflib gives one
+    form of each value ("01" and "1" as xsd:integer are one node for pyshacl). Two results
+    share a digest with a chance of about 2**-128 each pair."""
+    text = " ".join((_canonical(focus), _n3(path), _canonical(value), _n3(shape), _n3(component), graph or "-"))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _canonical(text: str) -> str:
+    if text.endswith(">") and text.startswith('"') and not text.endswith(_STRING):
+        return _node(text).n3()
+    return text
+
+
+def _n3(node: Node | None) -> str:
+    # Paths, shapes and components are the shapes graph's own nodes: few, each written once
+    # (a process that validates with many shapes graphs forgets them now and then).
+    found = _N3.get(node)
+    if found is None:
+        if len(_N3) >= 4096:
+            _N3.clear()
+        found = _N3[node] = "-" if node is None else node.n3()
+    return found
+
+
+_N3: dict[Node | None, str] = {}
+
+
+_STRING = "^^<http://www.w3.org/2001/XMLSchema#string>"
 
 
 def available_workers() -> int:

@@ -33,6 +33,8 @@ __all__ = [
     "compile_conjunction",
     "compile_expression",
     "effective_boolean",
+    "kind",
+    "kind_variable",
     "others",
 ]
 
@@ -332,3 +334,46 @@ def _relational(expr: CompValue) -> Expression:
         return within
     right = compile_expression(expr["other"])
     return lambda s: _compare(op, left(s), right(s))
+
+
+# -- Tests of a term's kind ----------------------------------------------------------------
+
+#: The functions whose value depends on a term's kind only: IRI, blank node, or a literal's
+#: datatype and language tag (SPARQL 1.1 §17.4.2), never on its text.
+_OF_KIND = {"Builtin_isIRI", "Builtin_isBLANK", "Builtin_isLITERAL", "Builtin_LANG", "Builtin_DATATYPE"}
+#: What combines values without looking at a term (§17.4.1, §17.3).
+_COMBINING = {"ConditionalAndExpression", "ConditionalOrExpression", "UnaryNot", "RelationalExpression"}
+
+
+def kind_variable(expr: object) -> str | None:
+    """The one variable ``expr`` depends on, if it looks only at that variable's kind
+    (``isIRI(?v) || LANG(?v) = ""``, ``DATATYPE(?v) IN (...)``), so that its value is the same
+    for every term of a kind (:func:`kind`); else None."""
+    names: set[str] = set()
+
+    def walk(node: object) -> bool:
+        if isinstance(node, Variable):
+            return False  # a variable's own value: its text counts
+        if isinstance(node, list | tuple):
+            return all(walk(item) for item in node)
+        if not isinstance(node, CompValue):
+            return True  # a constant
+        if node.name in _OF_KIND:
+            if not isinstance(node["arg"], Variable):
+                return False
+            names.add(str(node["arg"]))
+            return True
+        if node.name not in _COMBINING:
+            return False
+        # rdflib keeps the variables it saw under "_vars": not an operand.
+        return all(walk(value) for key, value in node.items() if not key.startswith("_") and key != "op")
+
+    return names.pop() if walk(expr) and len(names) == 1 else None
+
+
+def kind(term: ox.NamedNode | ox.BlankNode | ox.Literal) -> object:
+    """What the functions of a term's kind see of it: its type, and a literal's datatype and
+    language tag."""
+    if isinstance(term, ox.Literal):
+        return (term.datatype.value, term.language)
+    return type(term)

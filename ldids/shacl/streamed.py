@@ -19,13 +19,14 @@ it (or runs it whole-graph); none is skipped silently.
 
 The plan is compiled, once, into plain Python over pyoxigraph's terms: ``sh:pattern`` and
 ``REGEX`` become Python regular expressions (:mod:`ldids.shacl.pyregex`), FILTER and BIND
-expressions closures (:mod:`ldids.shacl.expression`). Each single-triple pattern is a
-*rule* that depends on some positions of a statement (those of the variables it uses, and
-its constants); rules that depend on the same positions share one bounded memo of what
-they found, keyed by the terms there, and a rule with a constant predicate is looked at on
-that predicate's statements only. A regular expression that a FILTER requires of a
-variable's text (a conjunct ``REGEX(STR(?v), "...")``) is tried before the memo: most terms
-of a dump are no identifier, and are turned away by one regular expression.
+expressions closures (:mod:`ldids.shacl.expression`). Each single-triple pattern
+(:mod:`ldids.shacl.branch`) is a *rule* that depends on some positions of a statement
+(those of the variables it uses, and its constants); rules that depend on the same
+positions share one bounded memo of what they found, keyed by the terms there, and a rule
+with a constant predicate is looked at on that predicate's statements only. A regular
+expression that a FILTER requires of a variable's text (a conjunct ``REGEX(STR(?v),
+"...")``) is tried before the memo: most terms of a dump are no identifier, and are turned
+away by one regular expression.
 """
 
 from __future__ import annotations
@@ -38,227 +39,38 @@ from dataclasses import dataclass, field
 import pyoxigraph as ox
 from rdflib import Graph
 from rdflib.namespace import RDF, RDFS, SH
-from rdflib.plugins.sparql import prepareQuery
-from rdflib.plugins.sparql.parserutils import CompValue
-from rdflib.term import Literal, Node, URIRef, Variable
+from rdflib.term import Literal, Node, URIRef
 
 from ldids.passes.decision import evict_oldest_half
-from ldids.shacl.expression import (
-    EvaluationError,
-    Expression,
-    UncompilableError,
-    Value,
-    compile_conjunction,
-    compile_expression,
-    effective_boolean,
-)
-from ldids.shacl.expression import (
-    others as _others,
-)
+from ldids.shacl.branch import MEMO_LIMIT, Branch, KindTest, query_branches
+from ldids.shacl.expression import kind
 from ldids.shacl.pyregex import UntranslatableError, to_python
 from ldids.shacl.value import (
     NotStreamableError,
     Term,
     Triple,
     ValueCheck,
-    as_term,
     from_rdflib,
     to_rdflib,
     value_checks,
 )
 
-__all__ = ["Finding", "NotStreamableError", "Plan", "from_rdflib", "plan", "to_rdflib"]
+__all__ = ["MEMO_LIMIT", "Finding", "NotStreamableError", "Plan", "from_rdflib", "plan", "to_rdflib"]
 
-#: (focus, path, value, shape, component, message, severity) of one result, as a shape says it.
-Finding = tuple[Node, "Node | None", Node, Node, URIRef, str, URIRef]
+#: (focus, path, value, shape, component, message, severity) of one result, as a shape says
+#: it; the focus and value nodes as pyoxigraph read them, made rdflib terms only when a
+#: result is reported (:meth:`Plan.findings`, ldids.dumps.validation): most are not.
+Finding = tuple[Term, "Node | None", Term, Node, URIRef, str, URIRef]
+#: A :data:`Finding` with rdflib's nodes.
+Result = tuple[Node, "Node | None", Node, Node, URIRef, str, URIRef]
 
-#: Entries of each memo of what a group of rules found (bounded: constant memory).
-MEMO_LIMIT = 100_000
-
-# -- Single-triple patterns ----------------------------------------------------------------
-
-
-@dataclass
-class _Branch:
-    """One single-triple pattern of a SPARQL query, with its FILTERs and BINDs in order."""
-
-    #: Per position of a statement: a variable's name (str) or the term it must be.
-    pattern: tuple[str | Term, str | Term, str | Term]
-    steps: list[tuple[bool, Expression, str]] = field(default_factory=list)  # (is a FILTER, expression, BIND's name)
-    #: (position, regular expression) the text of a term there must match for the FILTERs to
-    #: hold: tried before the branch is, and left out of its FILTER.
-    gate: tuple[int, str] | None = None
-    used: set[str] = field(default_factory=set)
-    #: The FILTERs' conjuncts and the BINDs, as parsed, until :meth:`compile`.
-    raw: list[tuple[bool, list[object], str]] = field(default_factory=list)
-    #: The conjuncts on the predicate variable alone, when the rest never mention it: tried
-    #: on a statement's predicate apart, so what the rest finds is remembered by the other terms.
-    predicate_test: Callable[[Term], bool] | None = None
-
-    def compile(self, focus: str = "this") -> None:
-        """Compile the FILTERs and BINDs, once the whole query is read."""
-        self.used.add(focus)
-        filters = [conjuncts for is_filter, conjuncts, _ in self.raw if is_filter]
-        required = [
-            (conjuncts, part, found)
-            for conjuncts in filters
-            for part in conjuncts
-            for found in _required(part, self.pattern)
-        ]
-        if required:
-            # Tried before the branch is (the rule's gate): true whenever the FILTER is
-            # evaluated, so left out of it (true && X is X, errors included: SPARQL 1.1 §17.2).
-            conjuncts, part, self.gate = required[0]
-            conjuncts.remove(part)
-        predicate = self.pattern[1]
-        bound = {name for is_filter, _, name in self.raw if not is_filter}
-        if (
-            isinstance(predicate, str)
-            and predicate != focus
-            and self.pattern.count(predicate) == 1
-            and predicate not in bound
-        ):
-            alone = [part for conjuncts in filters for part in conjuncts if _names(part) == {predicate}]
-            rest: set[str] = set()
-            for is_filter, conjuncts, _ in self.raw:
-                for part in conjuncts:
-                    if not (is_filter and part in alone):
-                        _variables(part, rest)
-            if alone and predicate not in rest:
-                for conjuncts in filters:
-                    conjuncts[:] = [part for part in conjuncts if part not in alone]
-                self.predicate_test = _PredicateTest(compile_conjunction(alone), predicate)
-                self.used.discard(predicate)
-        try:
-            self.steps = [
-                (is_filter, compile_conjunction(parts) if is_filter else compile_expression(parts[0]), name)
-                for is_filter, parts, name in self.raw
-            ]
-        except UncompilableError as why:
-            raise NotStreamableError(f"{why} is not compiled for streaming") from why
-
-    def positions(self) -> tuple[int, ...]:
-        """The positions of a statement that decide what this pattern selects: those of its
-        constants (the predicate aside: rules are looked up by it) and of the variables used."""
-        names = [want for want in self.pattern if isinstance(want, str)]
-        return tuple(
-            index
-            for index, want in enumerate(self.pattern)
-            if (not isinstance(want, str) and index != 1)
-            or (isinstance(want, str) and (want in self.used or names.count(want) > 1))
-        )
-
-    def predicate(self) -> Term | None:
-        return None if isinstance(self.pattern[1], str) else self.pattern[1]
-
-    def select(self, triple: Triple, focus: str = "this") -> Term | None:
-        """The focus node this statement gives, if it gives one (SPARQL 1.1 §18.5)."""
-        solution: dict[str, Value] = {}
-        for want, have in zip(self.pattern, triple, strict=True):
-            if isinstance(want, str):
-                if solution.setdefault(want, have) != have:
-                    return None
-            elif want != have:
-                return None
-        for is_filter, expression, name in self.steps:
-            try:
-                if is_filter:
-                    if not effective_boolean(expression(solution)):
-                        return None
-                else:
-                    solution[name] = expression(solution)
-            except EvaluationError:
-                if is_filter:  # an error in a FILTER is false; in a BIND it leaves the variable unbound
-                    return None
-        found = solution.get(focus)
-        return None if found is None else as_term(found)
-
-
-def _pattern_term(term: Node) -> str | Term:
-    return str(term) if isinstance(term, Variable) else from_rdflib(term)
-
-
-def _branches(node: CompValue) -> list[_Branch]:
-    name = node.name
-    if name in ("SelectQuery", "Distinct", "Project"):
-        return _branches(node["p"])
-    if name == "Union":
-        return _branches(node["p1"]) + _branches(node["p2"])
-    if name in ("Filter", "Extend"):
-        inner = _branches(node["p"])
-        expr = node["expr"]
-        for branch in inner:
-            _variables(expr, branch.used)
-            if name == "Extend":
-                branch.raw.append((False, [expr], str(node["var"])))
-            else:
-                branch.raw.append((True, _conjuncts(expr), ""))
-        return inner
-    if name == "BGP" and len(node["triples"]) == 1:
-        pattern = tuple(_pattern_term(term) for term in node["triples"][0])
-        return [_Branch(pattern)]  # type: ignore[arg-type]
-    raise NotStreamableError(f"a SPARQL {name} is not one statement at a time")
-
-
-def _variables(expr: object, into: set[str]) -> None:
-    if isinstance(expr, Variable):
-        into.add(str(expr))
-    elif isinstance(expr, CompValue):
-        for value in expr.values():
-            _variables(value, into)
-    elif isinstance(expr, list | tuple):
-        for value in expr:
-            _variables(value, into)
-
-
-def _names(expr: object) -> set[str]:
-    found: set[str] = set()
-    _variables(expr, found)
-    return found
-
-
-class _PredicateTest:
-    """The conjuncts of a FILTER on the predicate variable alone, remembered per predicate."""
-
-    def __init__(self, test: Expression, name: str) -> None:
-        self.test, self.name = test, name
-        self.known: dict[Term, bool] = {}
-
-    def __call__(self, term: Term) -> bool:
-        found = self.known.get(term)
-        if found is None:
-            try:
-                found = effective_boolean(self.test({self.name: term}))
-            except EvaluationError:
-                found = False
-            if len(self.known) >= MEMO_LIMIT:
-                evict_oldest_half(self.known)
-            self.known[term] = found
-        return found
-
-
-def _conjuncts(expr: object) -> list[object]:
-    if isinstance(expr, CompValue) and expr.name == "ConditionalAndExpression":
-        return [part for top in [expr["expr"], *(_others(expr))] for part in _conjuncts(top)]
-    return [expr]
-
-
-def _required(expr: object, pattern: tuple[str | Term, ...]) -> Iterator[tuple[int, str]]:
-    """A REGEX(STR(?v), "const") on a variable of the pattern: a necessary condition."""
-    if isinstance(expr, CompValue) and expr.name == "Builtin_REGEX" and "flags" not in expr:
-        text, regex = expr["text"], expr["pattern"]
-        if isinstance(regex, Literal) and isinstance(text, CompValue) and text.name == "Builtin_STR":
-            name = str(text["arg"]) if isinstance(text["arg"], Variable) else None
-            if name is not None and name in pattern:
-                yield pattern.index(name), str(regex)
-
-
-def _query_branches(text: str) -> list[_Branch]:
-    branches = _branches(prepareQuery(text).algebra)
-    for branch in branches:
-        branch.compile()
-    return branches
-
+#: Entries of each group's memo of what its rules found for a key. The compiled selection
+#: passes over a line whose keys every group has seen: a line reaches a group with a key it
+#: has seen only beside another group's new key, mostly on the lines near it (one entity's
+#: statements). On the 1M-statement dump of benchmarks/dump.py, 100,000 entries cost more
+#: time (allocation, eviction) than they saved, and some 35 MiB a process; 4,096 were as
+#: quick as any size tried (256 to 100,000).
+GROUP_MEMO_LIMIT = 4_096
 
 # -- Rules, and groups of rules that depend on the same terms ------------------------------
 
@@ -267,6 +79,10 @@ PredicateTest = Callable[[Term], bool]
 #: How a statement gives results: (constant predicate, positions it depends on, rule, gate,
 #: test of the predicate).
 _RuleEntry = tuple["Term | None", tuple[int, ...], Rule, "tuple[int, str] | None", "PredicateTest | None"]
+
+
+#: A target rule tried on a term alone: (its gate, its kind tests, its shape, its predicate test).
+_Direct = tuple[Callable[[str], object], tuple["KindTest", ...], "_Shape", "PredicateTest | None"]
 
 
 class _Group:
@@ -283,8 +99,13 @@ class _Group:
         self.gate: Callable[[str], object] | None = None
         #: What :attr:`gate` matches with (ldids.shacl.prefilter derives needles from it).
         self.regex: re.Pattern[str] | None = None
+        self.tried: list[tuple[Rule, Callable[[Triple], bool] | None, PredicateTest | None]] = []
+        #: The rules as :meth:`_take_direct` tries them, when it can.
+        self.direct: list[_Direct] = []
 
     def close(self) -> None:
+        # Each rule's own gate, compiled once: tried on a new key once the union has matched.
+        self.tried = [(rule, None if gate is None else _gate(*gate), test) for rule, gate, test in self.rules]
         gates = {gate for _, gate, _ in self.rules if gate is not None}
         positions = {position for position, _ in gates}
         if all(gate is not None for _, gate, _ in self.rules) and len(positions) == 1:
@@ -297,6 +118,39 @@ class _Group:
             # Anchored at the start, a search is a match; one that says so is told at once
             # that a term does not start like any: a search would try every character.
             self.gate = union.match if all(_anchored(regex) for regex in regexes) else union.search
+            self._take_direct()
+
+    def _take_direct(self) -> None:
+        """When every rule is a target that selects the term at the gate as it is (once its
+        kind passes), a new term is tried against each rule without a statement: its text
+        and its kind are read once, the kind tests are looked up, and the shapes asked."""
+        direct: list[_Direct] = []
+        for rule, gate, test in self.rules:
+            if not isinstance(rule, _TargetRule) or rule.branch.direct != self.gate_position or gate is None:
+                return
+            if any(position != self.gate_position for position, _ in rule.branch.kind_tests):
+                return
+            regex = to_python(gate[1])
+            find = regex.match if _anchored(regex) else regex.search
+            direct.append((find, tuple(kind_test for _, kind_test in rule.branch.kind_tests), rule.shape, test))
+        self.direct = direct
+
+    def _fresh(self, term: Term) -> tuple[tuple[PredicateTest | None, tuple[Finding, ...]], ...]:
+        """What the rules find for a term not in the memo (:meth:`_take_direct`)."""
+        text, of_kind = term.value, kind(term)
+        found = []
+        for find, kind_tests, shape, test in self.direct:
+            if find(text) is None:
+                continue
+            for kind_test in kind_tests:
+                passes = kind_test.known.get(of_kind)
+                if not (kind_test(term) if passes is None else passes):
+                    break
+            else:
+                results = shape.of(term)
+                if results:
+                    found.append((test, tuple(results)))
+        return tuple(found)
 
     def findings(self, triple: Triple) -> list[Finding] | tuple[Finding, ...]:
         if self.gate is not None:
@@ -305,15 +159,20 @@ class _Group:
                 return ()
         key = self.key(triple)
         found = self.memo.get(key)
-        if found is None:
+        if found is None and self.direct:
+            found = self._fresh(triple[self.gate_position])
+            if len(self.memo) >= GROUP_MEMO_LIMIT:
+                evict_oldest_half(self.memo)
+            self.memo[key] = found
+        elif found is None:
             found = tuple(
                 (test, results)
-                for rule, gate, test in self.rules
-                if gate is None or _passes(triple[gate[0]], gate[1])
+                for rule, gate, test in self.tried
+                if gate is None or gate(triple)
                 for results in (tuple(rule(triple)),)
                 if results
             )
-            if len(self.memo) >= MEMO_LIMIT:
+            if len(self.memo) >= GROUP_MEMO_LIMIT:
                 evict_oldest_half(self.memo)
             self.memo[key] = found
         if not found:
@@ -329,8 +188,16 @@ def _anchored(regex: re.Pattern[str]) -> bool:
     return len(parsed) > 0 and parsed[0] == (re._constants.AT, re._constants.AT_BEGINNING)  # type: ignore[attr-defined]
 
 
-def _passes(term: Term, regex: str) -> bool:
-    return not isinstance(term, ox.BlankNode) and to_python(regex).search(term.value) is not None
+def _gate(position: int, regex: str) -> Callable[[Triple], bool]:
+    """Does the text of the term at ``position`` match ``regex`` (a blank node has none)?"""
+    try:
+        compiled = to_python(regex)
+    except UntranslatableError:
+        # Compiled in the FILTER, the REGEX would raise an error on every solution, and an
+        # error in a conjunct of a FILTER makes it false (SPARQL 1.1 §17.2).
+        return lambda triple: False
+    find = compiled.match if _anchored(compiled) else compiled.search
+    return lambda triple: not isinstance(term := triple[position], ox.BlankNode) and find(term.value) is not None
 
 
 # -- Shapes --------------------------------------------------------------------------------
@@ -348,11 +215,11 @@ class _Shape:
     def of(self, focus: Term | None) -> list[Finding]:
         if focus is None:
             return []
-        failed = [component for component, check in self.checks if not check(focus)]
-        if not failed:
-            return []
-        node = to_rdflib(focus)
-        return [(node, None, node, self.node, component, self.message, self.severity) for component in failed]
+        return [
+            (focus, None, focus, self.node, component, self.message, self.severity)
+            for component, check in self.checks
+            if not check(focus)
+        ]
 
 
 def _message(shapes: Graph, shape: Node, default: str = "") -> str:
@@ -376,7 +243,7 @@ def _target_rules(shapes: Graph, node: Node, shape: _Shape) -> Iterator[_RuleEnt
     for target in shapes.objects(node, SH.target):
         if (target, RDF.type, SH.SPARQLTarget) not in shapes:
             raise NotStreamableError("a target of a custom target type")
-        for branch in _query_branches(str(shapes.value(target, SH.select))):
+        for branch in query_branches(str(shapes.value(target, SH.select))):
             yield (
                 branch.predicate(),
                 branch.positions(),
@@ -386,8 +253,18 @@ def _target_rules(shapes: Graph, node: Node, shape: _Shape) -> Iterator[_RuleEnt
             )
 
 
-def _target_rule(branch: _Branch, shape: _Shape) -> Rule:
-    return lambda triple: shape.of(branch.select(triple))
+class _TargetRule:
+    """The results of a shape on the focus nodes one branch of its target selects."""
+
+    def __init__(self, branch: Branch, shape: _Shape) -> None:
+        self.branch, self.shape = branch, shape
+
+    def __call__(self, triple: Triple) -> list[Finding]:
+        return self.shape.of(self.branch.select(triple))
+
+
+def _target_rule(branch: Branch, shape: _Shape) -> Rule:
+    return _TargetRule(branch, shape)
 
 
 def _shape_rules(shapes: Graph, node: Node) -> list[_RuleEntry]:
@@ -403,7 +280,7 @@ def _shape_rules(shapes: Graph, node: Node) -> list[_RuleEntry]:
             raise NotStreamableError("nested property shapes or SPARQL in a property shape")
         rules.append((from_rdflib(path), (0, 2), _property_rule(shapes, prop, path, shape), None, None))
     for constraint in shapes.objects(node, SH.sparql):
-        branches = _query_branches(str(shapes.value(constraint, SH.select)))
+        branches = query_branches(str(shapes.value(constraint, SH.select)))
         predicates = {branch.predicate() for branch in branches}
         one = next(iter(predicates)) if len(predicates) == 1 else None
         if (
@@ -426,21 +303,22 @@ def _property_rule(shapes: Graph, prop: Node, path: URIRef, shape: _Shape) -> Ru
     message, severity = _message(shapes, prop, shape.message), _severity(shapes, prop)
 
     def rule(triple: Triple) -> list[Finding]:
-        failed = [component for component, check in checks if not check(triple[2])]
-        if not failed:
-            return []
-        focus, value = to_rdflib(triple[0]), to_rdflib(triple[2])
-        return [(focus, path, value, prop, component, message, severity) for component in failed]
+        value = triple[2]
+        return [
+            (triple[0], path, value, prop, component, message, severity)
+            for component, check in checks
+            if not check(value)
+        ]
 
     return rule
 
 
-def _sparql_rule(branch: _Branch, shape: _Shape, message: str) -> Rule:
+def _sparql_rule(branch: Branch, shape: _Shape, message: str) -> Rule:
     # $this is pre-bound to the focus node, the subject (SHACL §5.3.1): each solution is a result.
     def rule(triple: Triple) -> list[Finding]:
         if branch.select(triple) is None:
             return []
-        focus = to_rdflib(triple[0])
+        focus = triple[0]
         return [(focus, None, focus, shape.node, SH.SPARQLConstraintComponent, message, shape.severity)]
 
     return rule
@@ -469,9 +347,14 @@ class Plan:
                 found.extend(results)
         return found
 
-    def findings(self, triple: tuple[Node, Node, Node]) -> list[Finding]:
-        """:meth:`check` on a statement of rdflib terms."""
-        return self.check(tuple(from_rdflib(term) for term in triple))  # type: ignore[arg-type]
+    def findings(self, triple: tuple[Node, Node, Node]) -> list[Result]:
+        """:meth:`check` on a statement of rdflib terms, its results' nodes rdflib terms."""
+        return [
+            (to_rdflib(focus), path, to_rdflib(value), shape, component, message, severity)
+            for focus, path, value, shape, component, message, severity in self.check(
+                tuple(from_rdflib(term) for term in triple)  # type: ignore[arg-type]
+            )
+        ]
 
 
 def plan(shapes: Graph) -> Plan:
