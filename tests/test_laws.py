@@ -100,9 +100,11 @@ handles = st.builds(
 )
 
 # A bare text whose namespace is a URI scheme (FILE:a) or that is another scheme's identifier
-# percent-encoded is no PID in any context (DESIGN.md §2, tests/test_policy*.py): the laws
-# are about identifiers.
-bare_pids = pids.filter(lambda text: DEFAULT.foreign(text) is None)
+# percent-encoded is no PID in any context (DESIGN.md §2, tests/test_policy*.py), and one whose
+# namespace is a claimed prefix in any case (OAI:a, HDL:a: URI schemes compare
+# case-insensitively, RFC 3986 §3.1) is that scheme's, here an invalid one: the laws are about
+# identifiers.
+bare_pids = pids.filter(lambda text: DEFAULT.foreign(text) is None and DEFAULT.detect(text) is DEFAULT["fedora-pid"])
 identifiers = st.one_of(bare_pids, info_uris, oai_ids.map(str), pois, handles)
 
 
