@@ -1328,6 +1328,15 @@ static int remember(Memo *memo, PyObject *key, PyObject *value) {
     return PyDict_SetItem(memo->memo, key, value);
 }
 
+/* A new decision, remembered: the value handed back, or NULL (and the value released) on error. */
+static PyObject *remembered(Memo *memo, PyObject *key, PyObject *value) {
+    if (remember(memo, key, value) < 0) {
+        Py_DECREF(value);
+        return NULL;
+    }
+    return value;
+}
+
 static const char SAME_AS_LINK[] = " <http://www.w3.org/2002/07/owl#sameAs> ";
 
 /* Where a raw IRI term needs no Python to be decided: what ldids.passes.decision.decide
@@ -1732,11 +1741,7 @@ static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py
             return NULL;
         }
         if (value != NULL) {
-            if (remember(memo, key, value) < 0) {
-                Py_DECREF(value);
-                return NULL;
-            }
-            return value;
+            return remembered(memo, key, value);
         }
     }
     if (memo->compiled != NULL && bare_predicate == NULL) {
@@ -1745,11 +1750,7 @@ static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py
             return NULL;
         }
         if (value != NULL) {
-            if (remember(memo, key, value) < 0) {
-                Py_DECREF(value);
-                return NULL;
-            }
-            return value;
+            return remembered(memo, key, value);
         }
     }
     /* Never decided here: Python decides (the line is valid UTF-8, checked before). */
@@ -1780,11 +1781,7 @@ static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py
         Py_DECREF(value);
         return NULL;
     }
-    if (remember(memo, key, value) < 0) {
-        Py_DECREF(value);
-        return NULL;
-    }
-    return value;
+    return remembered(memo, key, value);
 }
 
 /* counts[key] += 1 */

@@ -22,6 +22,7 @@ import subprocess
 import sys
 
 from ldids.errors import InputError
+from ldids.rdf.rdfxml import well_formed
 
 __all__ = ["Check", "check_file"]
 
@@ -31,8 +32,6 @@ SEPARATE_FROM = 8 << 20
 
 def check_file(path: str) -> InputError | None:
     """The error that makes the XML file ``path`` malformed, if any (lxml's, as in step)."""
-    from ldids.rdf.rdfxml import well_formed
-
     try:
         with open(path, "rb") as source:
             well_formed(source, path)

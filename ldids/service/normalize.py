@@ -76,12 +76,7 @@ async def normalize(
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    return FileResponse(
-        folder / "out",
-        media_type=media,
-        headers=headers,
-        background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True),
-    )
+    return folder_answer(folder, media, headers)
 
 
 def _record(store: object, folder: Path, done: jobs.Normalized) -> None:
@@ -135,3 +130,13 @@ def _authorize(request: Request, token: str | None) -> None:
             "send the service's token as Authorization: Bearer TOKEN",
             {"WWW-Authenticate": 'Bearer realm="ldids"'},
         )
+
+
+def folder_answer(folder: Path, media: str, headers: dict[str, str] | None = None) -> FileResponse:
+    """The job's output (``folder/out``) as the answer; the folder is removed once it is sent."""
+    return FileResponse(
+        folder / "out",
+        media_type=media,
+        headers=headers,
+        background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True),
+    )

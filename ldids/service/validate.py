@@ -8,8 +8,7 @@ import tempfile
 from pathlib import Path
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import FileResponse, Response
-from starlette.background import BackgroundTask
+from fastapi.responses import Response
 from starlette.datastructures import UploadFile
 
 from ldids.errors import InputError, LdidsError, ShapesError
@@ -17,7 +16,7 @@ from ldids.rdf import io as rdfio
 from ldids.service import jobs
 from ldids.service.body import limited_request, spool_body
 from ldids.service.negotiation import DEFAULT_TYPE, accepted, content_format
-from ldids.service.normalize import BASE_DESCRIPTION, checked_base
+from ldids.service.normalize import BASE_DESCRIPTION, checked_base, folder_answer
 from ldids.service.problem import ProblemError, input_problem
 from ldids.service.state import AppState
 
@@ -55,11 +54,7 @@ async def validate(
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    return FileResponse(
-        folder / "out",
-        media_type=media,
-        background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True),
-    )
+    return folder_answer(folder, media)
 
 
 async def _form_parts(request: Request, max_body: int, folder: Path) -> tuple[str, str | None]:

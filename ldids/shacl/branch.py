@@ -219,30 +219,13 @@ class _PredicateTest:
 
     def __init__(self, test: Expression, name: str) -> None:
         self.test, self.name = test, name
-        self.known: dict[Term, bool] = {}
-
-    def __call__(self, term: Term) -> bool:
-        found = self.known.get(term)
-        if found is None:
-            try:
-                found = effective_boolean(self.test({self.name: term}))
-            except EvaluationError:
-                found = False
-            if len(self.known) >= MEMO_LIMIT:
-                evict_oldest_half(self.known)
-            self.known[term] = found
-        return found
-
-
-class KindTest:
-    """A conjunct on a variable's kind alone, remembered per kind (few in any dump)."""
-
-    def __init__(self, test: Expression, name: str) -> None:
-        self.test, self.name = test, name
         self.known: dict[object, bool] = {}
 
+    def key(self, term: Term) -> object:
+        return term
+
     def __call__(self, term: Term) -> bool:
-        key = kind(term)
+        key = self.key(term)
         found = self.known.get(key)
         if found is None:
             try:
@@ -253,6 +236,13 @@ class KindTest:
                 evict_oldest_half(self.known)
             self.known[key] = found
         return found
+
+
+class KindTest(_PredicateTest):
+    """A conjunct on a variable's kind alone, remembered per kind (few in any dump)."""
+
+    def key(self, term: Term) -> object:
+        return kind(term)
 
 
 def _conjuncts(expr: object) -> list[object]:
