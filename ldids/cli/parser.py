@@ -225,8 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine",
         choices=("auto", "stream", "pyshacl", "shacl"),
         default="auto",
-        help="auto (default): the shipped shapes checked statement by statement when the data are "
-        "N-Triples/N-Quads (else on pyshacl), --shapes on the compiled engine (shacl), the fastest measured; "
+        help="auto (default): the shipped shapes checked statement by statement as the data stream by "
+        "(N-Triples, N-Quads, Turtle, TriG, RDF/XML; else on the whole graph), --shapes on the compiled engine "
+        "(shacl), the fastest measured; "
         "stream: as auto, refusing other formats; shacl: as auto; pyshacl: every shape on pyshacl, the whole graph "
         "in memory (the reference)",
     )

@@ -1,7 +1,7 @@
 """``ldids validate``: RDF against the shipped SHACL shapes and any others given.
 
-The shipped shapes, over N-Triples/N-Quads, are checked as the data stream by
-(:mod:`ldids.dumps.validation`), over other formats run whole-graph on pySHACL; users' shapes
+The shipped shapes, over N-Triples, N-Quads, Turtle, TriG and RDF/XML, are checked as the
+data stream by (:mod:`ldids.dumps.validation`), over other formats run whole-graph; users' shapes
 (``-s``) run whole-graph on the compiled engine, the fastest measured that gives pySHACL's
 results (:mod:`ldids.shacl.engines`); ``--engine pyshacl`` runs every shape on pySHACL.
 Exit 0 conforms, 1 does not, 2 could not run (DESIGN.md §5).
@@ -21,6 +21,7 @@ from ldids.errors import InputError, LdidsError
 if TYPE_CHECKING:
     from rdflib.term import Node
 
+    from ldids.dumps.rdf_stream import Parsed
     from ldids.shacl.validate import Verdict
 
 __all__ = ["validate", "write_report"]
@@ -33,21 +34,27 @@ _LINE_FORMATS = ("nt", "nquads")
 _PYSHACL_INFERENCE = ("none", "rdfs", "owlrl", "both")
 
 
-def _streamable(args: argparse.Namespace) -> bool:
-    """Whether the shipped shapes are checked as the data stream by."""
+def _streamed(args: argparse.Namespace) -> Parsed | None:
+    """How the inputs are read if the shipped shapes are checked as the data stream by: every
+    input N-Triples, N-Quads, Turtle, TriG or RDF/XML, by ``-i``, by its name, or (standard
+    input) by its first bytes; None if one is not, and the whole graph is read."""
+    from ldids.dumps.rdf_stream import PARSED_FORMATS, Parsed
     from ldids.rdf import files
 
     if args.engine == "pyshacl":
-        return False
+        return None
     formats: list[files.Format | None]
     if args.input_format:
         formats = [files.resolve_format(args.input_format)] * len(args.inputs)
     else:
-        formats = [None if path == "-" else files.format_of_name(path) for path in args.inputs]
-    line_based = all(fmt is not None and fmt.name in _LINE_FORMATS for fmt in formats)
-    if args.engine == "stream" and not line_based:
-        raise UsageError("--engine stream reads N-Triples and N-Quads")
-    return (line_based and "-" not in args.inputs) or args.engine == "stream"
+        formats = [files.sniff_standard_input() if path == "-" else files.format_of_name(path) for path in args.inputs]
+    names = [None if fmt is None else fmt.name for fmt in formats]
+    if all(name in _LINE_FORMATS + PARSED_FORMATS for name in names):
+        parsed = {path: name for path, name in zip(args.inputs, names, strict=True) if name in PARSED_FORMATS}
+        return Parsed(parsed, several=len(args.inputs) > 1)
+    if args.engine == "stream":
+        raise UsageError("--engine stream reads N-Triples, N-Quads, Turtle, TriG and RDF/XML")
+    return None
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -86,17 +93,17 @@ def validate(args: argparse.Namespace, out: TextIO) -> int:
     for path in args.shapes:
         if not args.allow_network:
             check_location(path)
-    streamed = _streamable(args)
+    streamed = _streamed(args)
     not_streamable: list[tuple[Node, str]] = []
     verdict: Verdict | None = None
-    if streamed:
+    if streamed is not None:
         from ldids.dumps.validation import validate_dump
         from ldids.resources import shapes_graph
 
         progress("checking the shipped shapes as the data stream by")
-        run = validate_dump(args.inputs, shapes_graph(), workers=args.workers, max_results=max_results)
+        run = validate_dump(args.inputs, shapes_graph(), workers=args.workers, max_results=max_results, parsed=streamed)
         verdict, not_streamable = run.verdict, run.not_streamable
-    if not streamed or args.shapes:
+    if streamed is None or args.shapes:
         from ldids.rdf import io as rdfio
         from ldids.shacl.validate import combine
         from ldids.shacl.validate import validate as validate_data
@@ -112,7 +119,7 @@ def validate(args: argparse.Namespace, out: TextIO) -> int:
                 extra,
                 allow_network=args.allow_network,
                 engine="pyshacl" if args.engine == "pyshacl" else DEFAULT_ENGINE,
-                shipped=not streamed,
+                shipped=streamed is None,
                 # The engine may stop at the first result; --max-results only limits what is
                 # kept, as counts go on.
                 options=Options(inference=args.inference, max_results=1 if args.abort else None),

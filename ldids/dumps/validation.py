@@ -3,10 +3,12 @@
 N-Triples and N-Quads are read in blocks of whole lines, on 1..N processes, as
 :mod:`ldids.dumps.run` reads them; each statement is handed to the checks
 :func:`ldids.shacl.streamed.plan` derived from the shapes, and each result says the file and
-line of the statement that gave it. Turtle and TriG are read incrementally by pyoxigraph (no
-line numbers: its reader gives none per statement). Memory stays bounded: a few blocks in
-flight, at most ``max_results`` results kept (the count per shape goes on), and a bounded set
-of the results seen, as SHACL reports a result once however many statements give it.
+line of the statement that gave it. Turtle, TriG and RDF/XML are parsed as they are read
+and handed on as N-Quads lines (:mod:`ldids.dumps.rdf_stream`, as ``ldids normalize`` reads
+them); their results say the file and no line, as pyoxigraph's parsers tell none per
+statement. Memory stays bounded: a few blocks in flight, at most ``max_results`` results
+kept (the count per shape goes on), and a bounded set of the results seen, as SHACL reports
+a result once however many statements give it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from rdflib import Graph
 from rdflib.term import BNode, Node, URIRef
 
 from ldids.dumps.blocks import blocks
+from ldids.dumps.rdf_stream import Parsed
 from ldids.errors import InputError
 from ldids.rdf.files import open_input
 from ldids.shacl.prefilter import Prefilter, prefilter
@@ -172,8 +175,11 @@ class Streamed:
     not_streamable: list[tuple[Node, str]] = field(default_factory=list)
 
 
-def _blocks(path: str, stack: ExitStack, block_size: int) -> Iterator[tuple[bytes, int]]:
+def _blocks(path: str, stack: ExitStack, block_size: int, parsed: Parsed | None) -> Iterator[tuple[bytes, int]]:
     stream, _, _ = stack.enter_context(open_input(path))
+    if parsed is not None:
+        stream = parsed(path, stream)
+        stack.callback(stream.close)  # an RDF/XML file's check beside its parse stops
     yield from blocks(stream, block_size)
 
 
@@ -184,9 +190,15 @@ def validate_dump(
     workers: int = 1,
     max_results: int | None = None,
     block_size: int = 1 << 20,
+    parsed: Parsed | None = None,
 ) -> Streamed:
     """Check N-Triples/N-Quads files (``-``: standard input) against the streamable shapes of
-    ``shapes``; those that are not streamable are listed in the result, not checked."""
+    ``shapes``; those that are not streamable are listed in the result, not checked.
+
+    ``parsed`` reads Turtle, TriG and RDF/XML inputs as ``ldids normalize`` reads them,
+    statement by statement as they are parsed; the results of such an input name the file
+    and no line: pyoxigraph's parsers tell none per statement, and
+    the lines it hands on are no lines of the file."""
     global _PLAN
     checks = plan(shapes)
     _PLAN = checks
@@ -200,8 +212,9 @@ def validate_dump(
             stack.callback(pool.terminate)
         for path in inputs:
             name = "<stdin>" if path == "-" else path
+            lines = parsed is None or path not in parsed.formats
             window: deque[tuple[int, object]] = deque()
-            for data, first in _blocks(path, stack, block_size):
+            for data, first in _blocks(path, stack, block_size, parsed):
                 queued = [task for _, task in window if isinstance(task, AsyncResult)]
                 if pool is None or (len(queued) >= 2 * (workers - 1) and not queued[0].ready()):
                     # The workers are busy: this process checks a block itself (it would
@@ -210,18 +223,18 @@ def validate_dump(
                 else:
                     window.append((first, pool.apply_async(_check_block, (data, first))))
                 while window and (len(window) > 2 * workers or pool is None):
-                    _take(run, window.popleft()[1], name, seen, max_results)
+                    _take(run, window.popleft()[1], name, seen, max_results, lines)
             while window:
-                _take(run, window.popleft()[1], name, seen, max_results)
+                _take(run, window.popleft()[1], name, seen, max_results, lines)
     run.verdict.violations.sort(key=lambda v: (v.shape, v.file or "", v.line or 0, str(v.focus)))
     return run
 
 
-def _take(run: Streamed, task: object, name: str, seen: set[bytes], max_results: int | None) -> None:
+def _take(run: Streamed, task: object, name: str, seen: set[bytes], max_results: int | None, lines: bool) -> None:
     try:
         count, rows = task.get() if hasattr(task, "get") else task  # type: ignore[misc]
     except InputError as error:
-        raise InputError(error.message, source=name, line=error.line) from error
+        raise InputError(error.message, source=name, line=error.line if lines else None) from error
     run.statements += count
     verdict = run.verdict
     for line, focus, path, value, shape, component, message, severity, graph in rows:
@@ -243,7 +256,7 @@ def _take(run: Streamed, task: object, name: str, seen: set[bytes], max_results:
                     path=path,
                     component=component,
                     file=name,
-                    line=line,
+                    line=line if lines else None,
                 )
             )
 
