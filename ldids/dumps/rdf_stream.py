@@ -45,6 +45,7 @@ from typing import IO, TYPE_CHECKING, cast
 import pyoxigraph
 from pyoxigraph import Quad, RdfFormat
 
+from ldids.dumps import parse_beside
 from ldids.errors import InputError
 from ldids.rdf import rdfxml, xmlcheck
 from ldids.rdf.compression import compression_of
@@ -109,7 +110,10 @@ class Parsed:
         fmt = self.formats.get(path)
         if fmt is None:
             return source
-        return NQuadsReader(source, fmt, name=path, base=base_iri(path, self.base), rename_blank_nodes=self.several)
+        base = base_iri(path, self.base)
+        if parse_beside.worth_it(path):  # the same lines, parsed on another core
+            return parse_beside.Beside(path, fmt, path, base=base, rename_blank_nodes=self.several)
+        return NQuadsReader(source, fmt, name=path, base=base, rename_blank_nodes=self.several)
 
 
 class NQuadsReader(io.BufferedIOBase):
