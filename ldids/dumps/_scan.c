@@ -1277,6 +1277,9 @@ typedef struct {
     PyObject *compiled;
     PyObject *unchanged;
     PyObject *links;
+    /* Occurrences of identifiers rewritten, per scheme byte: added to counts at the end of
+     * the block, not a dict look-up and a new int per occurrence. */
+    Py_ssize_t rewritten[256];
 } Memo;
 
 static int is_value(Memo *memo, PyObject *value) {
@@ -1869,7 +1872,24 @@ static int count(Memo *memo, PyObject *value, Py_ssize_t line) {
         Py_DECREF(entry);
         return failed;
     }
-    return add_one(memo->counts, PyTuple_GET_ITEM(memo->schemes, (unsigned char)PyBytes_AS_STRING(value)[0]));
+    memo->rewritten[(unsigned char)PyBytes_AS_STRING(value)[0]]++; /* is_value: a scheme's index */
+    return 0;
+}
+
+/* The occurrences counted in memo->rewritten, added to memo->counts under the scheme names. */
+static int add_rewritten(Memo *memo) {
+    for (Py_ssize_t scheme = 0; scheme < PyTuple_GET_SIZE(memo->schemes) && scheme < 256; scheme++) {
+        if (memo->rewritten[scheme] == 0) {
+            continue;
+        }
+        PyObject *count = PyLong_FromSsize_t(memo->rewritten[scheme]);
+        if (count == NULL || PyDict_SetItem(memo->counts, PyTuple_GET_ITEM(memo->schemes, scheme), count) < 0) {
+            Py_XDECREF(count);
+            return -1;
+        }
+        Py_DECREF(count);
+    }
+    return 0;
 }
 
 /* One attribute of the tables object, as a borrowed reference: the object (a frozen
@@ -1965,7 +1985,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
     int quads, stop_on_error, all_slow, rewrite_predicates;
-    Memo memo = {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    Memo memo = {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0}};
     PyObject *shared, *memo_size, *compiled;
     Needles needles;
     PyObject *tables, *bare_predicates, *slow_predicates, *identity_predicates, *identity, *slow, *bad, *into = Py_None;
@@ -2286,7 +2306,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         start = next;
     }
     {
-        PyObject *output = buffer_finish(&out);
+        PyObject *output = add_rewritten(&memo) < 0 ? NULL : buffer_finish(&out);
         if (output != NULL) {
             result = Py_BuildValue("(Nnnnn OO)", output, lines, written, statements, rewritten_statements,
                                    memo.counts, memo.invalid);
