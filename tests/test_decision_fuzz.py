@@ -7,7 +7,8 @@ whose full run takes 10,000,000 terms): seeded and short here."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
@@ -256,3 +257,37 @@ def test_identity_statements_link_subject_to_object(loop: str, crosswalk: bool, 
     run = stream._compiled if loop == "compiled" else stream._in_python
     result = run(worker._Worker(settings), (line.format(ITEM_ID) + "\n").encode(), 1)
     assert set(result.links) == {link.format(SAME_AS) for link in links}
+
+
+class _Called(worker._Worker):
+    """A worker whose compiled canonicalizers the compiled loop cannot call directly
+    (C to C, through the capsule ldids.schemes._canonical._api): each is wrapped in a
+    Python function, so the loop calls it as it calls any callable, through Python."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+
+        def wrapped(function: Callable[[str], str | None]) -> Callable[[str], str | None]:
+            return lambda text: function(text)
+
+        compiled = tuple(None if function is None else wrapped(function) for function in self.tables.compiled)
+        self.tables = replace(self.tables, compiled=compiled)
+
+
+@pytest.mark.skipif(not worker._compiled_decisions(Config()), reason="ldids.schemes._canonical not built")
+def test_canonicalizers_called_directly_or_through_python_agree(fuzz: ModuleType) -> None:
+    """The direct call is the canonicalizer's own function: the loop gives the same
+    result, term for term, whichever way it calls it."""
+    compared = 0
+    for index, data in enumerate(fuzz.blocks(13, 6_000)):
+        settings = Settings(fuzz.CONFIGS[index % len(fuzz.CONFIGS)], on_error="skip", quads=True)
+        called = _Called(settings)
+        if not called.tables.compiled:
+            continue  # a configuration where the compiled decision is off
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            direct = stream._compiled(worker._Worker(settings), data, 1)
+            through_python = stream._compiled(called, data, 1)
+        assert fuzz.differences(direct, through_python) == []
+        compared += 1
+    assert compared > 0

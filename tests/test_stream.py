@@ -778,3 +778,55 @@ def test_a_stopped_run_leaves_nothing_behind(stop: signal.Signals, said: str, tm
     time.sleep(0.5)
     with pytest.raises(ProcessLookupError):
         os.killpg(run.pid, 0)  # no process of the group is left
+
+
+@pytest.mark.parametrize("links", ["inline", "file"])
+def test_workers_keep_their_links_and_hand_over_sorted_runs(
+    links: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forked workers keep the links of their chunks and spill them as sorted runs (a
+    handful of lines a run here), handed over at the end: the run writes what this process
+    writes alone, links and crosswalk rows included."""
+    from ldids.dumps import pool
+
+    source = dump(tmp_path)
+    monkeypatch.setattr(pool, "_WORKER_RUN", 7)
+    handed: list[int] = []
+    link_runs = _Pool.link_runs
+
+    def counted(self: _Pool) -> Any:
+        runs = link_runs(self)
+        handed.append(len(runs))
+        return runs
+
+    monkeypatch.setattr(_Pool, "link_runs", counted)
+    written = []
+    for workers in (1, 3):
+        out, walk = tmp_path / f"out{workers}.nt", tmp_path / f"walk{workers}.csv"
+        where = "inline" if links == "inline" else str(tmp_path / f"links{workers}.nt")
+        summary = normalize_dump(
+            [str(source)],
+            str(out),
+            Settings(Config(), crosswalk=True),
+            workers=workers,
+            links=where,
+            crosswalk=str(walk),
+            block_size=4096,
+        )
+        extra = b"" if links == "inline" else Path(where).read_bytes()
+        written.append((out.read_bytes(), extra, walk.read_bytes(), timeless(summary)))
+    assert written[0] == written[1]
+    assert written[0][3]["links"] > 7  # more than one run's worth
+    assert len(handed) == 1
+    assert handed[0] > 2  # both workers spilled runs
+
+
+def test_runs_taken_from_one_collection_merge_into_another() -> None:
+    lines = [f"<http://example.org/{i % 37}> <p> <o{i % 5}> ." for i in range(500)]
+    mine, theirs = SortedUnique(run_size=20), SortedUnique(run_size=20)
+    for start in range(0, 500, 50):
+        (mine if start % 100 else theirs).add_all(lines[start : start + 50])
+    theirs.add_all(["<http://example.org/last> <p> <o> ."])  # held, not spilled yet
+    mine.adopt(theirs.take_runs())
+    assert not theirs
+    assert list(mine) == sorted(set(lines) | {"<http://example.org/last> <p> <o> ."})

@@ -1277,6 +1277,9 @@ typedef struct {
     PyObject *compiled;
     PyObject *unchanged;
     PyObject *links;
+    /* Occurrences of identifiers rewritten, per scheme byte: added to counts at the end of
+     * the block, not a dict look-up and a new int per occurrence. */
+    Py_ssize_t rewritten[256];
 } Memo;
 
 static int is_value(Memo *memo, PyObject *value) {
@@ -1339,6 +1342,73 @@ static PyObject *remembered(Memo *memo, PyObject *key, PyObject *value) {
 
 static const char SAME_AS_LINK[] = " <http://www.w3.org/2002/07/owl#sameAs> ";
 
+/* The compiled canonicalizers for C callers (ldids/schemes/_canonical.c, its capsule `_api`;
+ * the struct is repeated from there, its version checked): called here without a Python
+ * object made per text. */
+#define CANONICAL_API_VERSION 1
+#define CANONICAL_ROOM 4096 /* the most a canonicalizer may ask for its output (_canonical.c: ~1.2 KiB) */
+typedef struct {
+    int version;
+    Py_ssize_t capacity;
+    int (*canonical)(PyObject *function, const unsigned char *text, Py_ssize_t length, unsigned char *out,
+                     Py_ssize_t *out_length);
+} CanonicalApi;
+
+/* The capsule's functions, taken on first use; NULL where there is none (every canonicalizer
+ * is then called through Python, as one that is not compiled is anyway). */
+static const CanonicalApi *canonical_api = NULL;
+static int canonical_api_tried = 0;
+
+static const CanonicalApi *canonical_functions(void) {
+    if (!canonical_api_tried) {
+        canonical_api_tried = 1;
+        const CanonicalApi *api = PyCapsule_Import("ldids.schemes._canonical._api", 0);
+        if (api == NULL) {
+            PyErr_Clear();
+        } else if (api->version == CANONICAL_API_VERSION && api->capacity <= CANONICAL_ROOM) {
+            canonical_api = api;
+        }
+    }
+    return canonical_api;
+}
+
+/* What the canonicalizer `canonicalize` answers for the ASCII text[0..length): 1 and the
+ * canonical IRI (*written, *written_length: in `room`, CANONICAL_ROOM bytes, or in *held),
+ * 0 for None, 2 for an answer that is not ASCII (Python decides), -1 on error. *held is a
+ * str to release once the answer is used, or NULL. */
+static int canonical_of(PyObject *canonicalize, const unsigned char *text, Py_ssize_t length, unsigned char *room,
+                        const unsigned char **written, Py_ssize_t *written_length, PyObject **held) {
+    *held = NULL;
+    const CanonicalApi *api = canonical_functions();
+    if (api != NULL) {
+        int found = api->canonical(canonicalize, text, length, room, written_length);
+        if (found >= 0) {
+            *written = room;
+            return found;
+        }
+    }
+    /* not a compiled canonicalizer (a test's, say): through Python */
+    PyObject *string = PyUnicode_New(length, 127);
+    if (string == NULL) {
+        return -1;
+    }
+    memcpy(PyUnicode_1BYTE_DATA(string), text, (size_t)length);
+    PyObject *canonical = PyObject_CallOneArg(canonicalize, string);
+    Py_DECREF(string);
+    if (canonical == NULL) {
+        return -1;
+    }
+    if (canonical == Py_None || !PyUnicode_Check(canonical) || !PyUnicode_IS_ASCII(canonical)) {
+        int none = canonical == Py_None;
+        Py_DECREF(canonical);
+        return none ? 0 : 2; /* not what the canonicalizers give: Python decides */
+    }
+    *held = canonical;
+    *written = PyUnicode_1BYTE_DATA(canonical);
+    *written_length = PyUnicode_GET_LENGTH(canonical);
+    return 1;
+}
+
 /* Where a raw IRI term needs no Python to be decided: what ldids.passes.decision.decide
  * answers for an IRI in a prefixed form whose scheme's compiled canonicalizer answers for
  * it (ldids/schemes/_canonical.c, held to the scheme modules by
@@ -1362,39 +1432,24 @@ static PyObject *compiled_decision(Memo *memo, const unsigned char *raw, Py_ssiz
             return NULL; /* UTF-8 or \u escapes: the text is Python's to unescape and decide */
         }
     }
-    PyObject *string = PyUnicode_New(length, 127);
-    if (string == NULL) {
-        return NULL;
-    }
-    memcpy(PyUnicode_1BYTE_DATA(string), text, (size_t)length);
-    PyObject *canonical = NULL;
+    unsigned char room[CANONICAL_ROOM];
+    const unsigned char *written = NULL;
+    Py_ssize_t canonical_length = 0;
+    PyObject *canonical = NULL; /* a str the answer is in, when it came through Python */
     Py_ssize_t scheme = 0, count = PyTuple_GET_SIZE(memo->compiled);
-    for (; scheme < count; scheme++) {
+    int found = 0;
+    for (; scheme < count && found == 0; scheme++) {
         PyObject *canonicalize = PyTuple_GET_ITEM(memo->compiled, scheme);
-        if (canonicalize == Py_None) {
-            continue;
+        if (canonicalize != Py_None) {
+            found = canonical_of(canonicalize, text, length, room, &written, &canonical_length, &canonical);
         }
-        canonical = PyObject_CallOneArg(canonicalize, string);
-        if (canonical == NULL) {
-            Py_DECREF(string);
-            return NULL;
-        }
-        if (canonical != Py_None) {
-            break;
-        }
-        Py_DECREF(canonical);
-        canonical = NULL;
     }
-    Py_DECREF(string);
-    if (canonical == NULL) {
-        return NULL;
+    if (found != 1) {
+        Py_XDECREF(canonical);
+        return NULL; /* an error, or ask Python */
     }
+    scheme--; /* the one that answered */
     PyObject *value = NULL;
-    if (!PyUnicode_IS_ASCII(canonical)) {
-        goto done; /* not what the canonicalizers give: Python decides */
-    }
-    Py_ssize_t canonical_length = PyUnicode_GET_LENGTH(canonical);
-    const unsigned char *written = PyUnicode_1BYTE_DATA(canonical);
     if (canonical_length == length && memcmp(written, text, (size_t)length) == 0) {
         value = PyTuple_GET_ITEM(memo->unchanged, scheme);
         Py_INCREF(value);
@@ -1430,7 +1485,7 @@ static PyObject *compiled_decision(Memo *memo, const unsigned char *raw, Py_ssiz
     }
     Py_DECREF(link);
 done:
-    Py_DECREF(canonical);
+    Py_XDECREF(canonical);
     if (value == NULL && !PyErr_Occurred()) {
         return NULL; /* ask Python */
     }
@@ -1817,7 +1872,24 @@ static int count(Memo *memo, PyObject *value, Py_ssize_t line) {
         Py_DECREF(entry);
         return failed;
     }
-    return add_one(memo->counts, PyTuple_GET_ITEM(memo->schemes, (unsigned char)PyBytes_AS_STRING(value)[0]));
+    memo->rewritten[(unsigned char)PyBytes_AS_STRING(value)[0]]++; /* is_value: a scheme's index */
+    return 0;
+}
+
+/* The occurrences counted in memo->rewritten, added to memo->counts under the scheme names. */
+static int add_rewritten(Memo *memo) {
+    for (Py_ssize_t scheme = 0; scheme < PyTuple_GET_SIZE(memo->schemes) && scheme < 256; scheme++) {
+        if (memo->rewritten[scheme] == 0) {
+            continue;
+        }
+        PyObject *count = PyLong_FromSsize_t(memo->rewritten[scheme]);
+        if (count == NULL || PyDict_SetItem(memo->counts, PyTuple_GET_ITEM(memo->schemes, scheme), count) < 0) {
+            Py_XDECREF(count);
+            return -1;
+        }
+        Py_DECREF(count);
+    }
+    return 0;
 }
 
 /* One attribute of the tables object, as a borrowed reference: the object (a frozen
@@ -1913,7 +1985,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
     int quads, stop_on_error, all_slow, rewrite_predicates;
-    Memo memo = {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    Memo memo = {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0}};
     PyObject *shared, *memo_size, *compiled;
     Needles needles;
     PyObject *tables, *bare_predicates, *slow_predicates, *identity_predicates, *identity, *slow, *bad, *into = Py_None;
@@ -2234,7 +2306,7 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         start = next;
     }
     {
-        PyObject *output = buffer_finish(&out);
+        PyObject *output = add_rewritten(&memo) < 0 ? NULL : buffer_finish(&out);
         if (output != NULL) {
             result = Py_BuildValue("(Nnnnn OO)", output, lines, written, statements, rewritten_statements,
                                    memo.counts, memo.invalid);

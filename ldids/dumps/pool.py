@@ -26,8 +26,9 @@ import threading
 from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, NoReturn
+from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
 
+from ldids.dumps.sorting import SortedUnique
 from ldids.dumps.stream import BlockResult, BytesLike, Settings, process_block
 from ldids.rdf.files import scratch_file
 
@@ -133,7 +134,7 @@ def _run_chunk(chunk: _Chunk, settings: Settings) -> BlockResult:
         return process_block(data, 1, settings, into=_output_buffer())
 
 
-def _send_file(connection: Connection, file: BinaryIO) -> None:
+def _send_file(connection: Connection, file: IO[bytes]) -> None:
     """Sends an open file to the process at the other end of ``connection`` (SCM_RIGHTS):
     after a message, which tells the other end to take it (:func:`_receive_file`)."""
     channel = socket.socket(fileno=connection.fileno())  # the pipe's own descriptor, no copy of it
@@ -196,6 +197,12 @@ class _Pool:
         # worker reads one as /proc/self/fd/N); else by name.
         handing = forked and os.path.isdir("/proc/self/fd")
         self._folder = "" if handing else tempfile.mkdtemp(prefix="ldids-parts-")
+        # Where files are handed over, a worker keeps the links of its chunks (sorted, in
+        # runs it spills itself) and hands the runs over at the end (:meth:`link_runs`):
+        # else this process would take, sort, spill and merge them all, on one core, while
+        # it also cuts, writes and works on chunks (a third of its time at 2 workers and
+        # real cardinality).
+        self._keeps_links = handing
         self._slot_size = slot_size
         self._connections: list[Connection] = []
         self._processes: list[BaseProcess] = []
@@ -223,7 +230,9 @@ class _Pool:
                 ours = tuple(_OPEN_ENDS) if forked else ()
                 # Anonymous memory is shared with a child that is forked (MAP_SHARED).
                 slots = mmap.mmap(-1, self.SLOTS * slot_size) if forked and slot_size > 0 else None
-                process = context.Process(target=_serve, args=(theirs, settings, ours, slots), daemon=True)
+                process = context.Process(
+                    target=_serve, args=(theirs, settings, ours, slots, self._keeps_links), daemon=True
+                )
                 process.start()
                 theirs.close()
                 self._connections.append(mine)
@@ -335,6 +344,37 @@ class _Pool:
             self._replies[worker].append(reply)
         self._done[worker] = number
 
+    def link_runs(self) -> list[BinaryIO]:
+        """The links of the chunks the workers took, as sorted runs (for
+        :meth:`ldids.dumps.sorting.SortedUnique.adopt`; the caller's to close): each worker
+        spills what it holds and sends its runs. None where the links came back with each
+        result. Asked once every result is taken: the workers are idle."""
+        if not self._keeps_links:
+            return []
+        runs: list[BinaryIO] = []
+        try:
+            for worker, connection in enumerate(self._connections):
+                assert self._taken[worker] == self._sent[worker], "every result is taken first"
+                try:
+                    connection.send((None, ""))
+                    reply = connection.recv()
+                except (EOFError, OSError):
+                    self._lost(worker)
+                if isinstance(reply, str):
+                    raise RuntimeError(f"a worker process failed: {reply}")
+                if not (isinstance(reply, tuple) and reply[0] == "runs"):
+                    raise RuntimeError(f"a worker process answered {reply!r} for its links")
+                for _ in range(reply[1]):
+                    try:
+                        runs.append(os.fdopen(_receive_file(connection), "rb"))
+                    except (EOFError, OSError):
+                        self._lost(worker)
+        except BaseException:
+            for run in runs:
+                run.close()
+            raise
+        return runs
+
     def _lost(self, worker: int) -> NoReturn:
         process = self._processes[worker]
         process.join(timeout=5)
@@ -434,12 +474,18 @@ def _hand_over(result: BlockResult, part: str, slot: memoryview | None) -> tuple
 
 
 def _serve(
-    connection: Connection, settings: Settings, ours: tuple[Connection, ...] = (), slots: mmap.mmap | None = None
+    connection: Connection,
+    settings: Settings,
+    ours: tuple[Connection, ...] = (),
+    slots: mmap.mmap | None = None,
+    keep_links: bool = False,
 ) -> None:
     """A worker process: chunks from ``connection``, until it closes; each result handed
     over (:func:`_hand_over`), then a line back (where it is, or what went wrong).
     ``ours``: the coordinator's ends of the pipes, copied into this process by the fork,
-    closed here. ``slots``: the memory this worker shares with the coordinator."""
+    closed here. ``slots``: the memory this worker shares with the coordinator.
+    ``keep_links``: the links of the results are kept here, and sent as sorted runs when
+    the coordinator asks (a task without a chunk; :meth:`_Pool.link_runs`)."""
     _quiet_worker()
     for end in ours:
         end.close()
@@ -447,22 +493,31 @@ def _serve(
     number = 0
     reply: _Reply | str
     file: BinaryIO | None
+    links = SortedUnique(run_size=_WORKER_RUN) if keep_links else None
     while True:
         try:
             chunk, part = connection.recv()
-            handed = _receive_file(connection) if chunk.handed else None
+            handed = _receive_file(connection) if chunk is not None and chunk.handed else None
         except (EOFError, ConnectionError):  # closed, or reset with tasks unread: the run is over
             return
+        if chunk is None:
+            if not _hand_over_links(connection, links):
+                return
+            continue
         if handed is not None:
             chunk = replace(chunk, path=f"/proc/self/fd/{handed}", handed=False)
         start = number % _Pool.SLOTS * size
         number += 1
         try:
+            result = _run_chunk(chunk, settings)
+            if links is not None:
+                links.add_all(result.links)
+                result.links = []
             if slots is None:
-                reply, file = _hand_over(_run_chunk(chunk, settings), part, None)
+                reply, file = _hand_over(result, part, None)
             else:
                 with memoryview(slots) as whole, whole[start : start + size] as slot:
-                    reply, file = _hand_over(_run_chunk(chunk, settings), part, slot)
+                    reply, file = _hand_over(result, part, slot)
         except Exception as error:  # reported to the coordinator, which stops the run
             reply, file = f"{type(error).__name__}: {error}", None
         finally:
@@ -477,6 +532,37 @@ def _serve(
         finally:
             if file is not None:
                 file.close()
+
+
+# The lines of links a worker holds before it spills them as a sorted run: ~8 MB of them,
+# on top of what the worker holds anyway, for runs few enough to merge (at 10M triples of
+# real cardinality, ~5M links: some 100 runs).
+_WORKER_RUN = 50_000
+
+
+def _hand_over_links(connection: Connection, links: SortedUnique | None) -> bool:
+    """Sends the coordinator the links this worker kept, as sorted runs (after a line that
+    says how many, or what went wrong); False if the coordinator is gone."""
+    runs = []
+    try:
+        try:
+            if links is None:
+                raise RuntimeError("this worker keeps no links")
+            runs = links.take_runs()
+            for run in runs:
+                run.flush()
+            reply: tuple[str, int] | str = ("runs", len(runs))
+        except Exception as error:  # reported to the coordinator, which stops the run
+            reply, runs = f"{type(error).__name__}: {error}", []
+        connection.send(reply)
+        for run in runs:
+            _send_file(connection, run)
+    except ConnectionError:
+        return False
+    finally:
+        for run in runs:
+            run.close()
+    return True
 
 
 _STOPS = {signal.SIGINT, signal.SIGTERM}

@@ -321,6 +321,8 @@ def normalize_dump(
     settings = replace(settings, run=new_run())  # this call is a run of its own (Settings.run)
     with ExitStack() as stack:
         stack.callback(_BUFFERS.spare.clear)  # the memory is the caller's again
+        for collection in (found_links, found_rows, present):  # their runs, if the run stops before they are read
+            stack.callback(collection.close)
         pool = None
         if workers > 1:
             # This process and the workers share one table of the run's decisions (made
@@ -399,6 +401,8 @@ def normalize_dump(
                         line=last_bad[0],
                         column=last_bad[1],
                     )
+        if pool is not None and (links is not None or crosswalk is not None):
+            found_links.adopt(pool.link_runs())  # the links of the chunks the workers took
         # A link already in the data is not written again: a second run changes nothing.
         new_links: Iterator[str] | SortedUnique = difference(found_links, present) if present else found_links
         if crosswalk is not None:

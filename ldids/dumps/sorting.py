@@ -46,6 +46,27 @@ class SortedUnique:
             if self._held >= self.run_size:
                 self._spill()
 
+    def take_runs(self) -> list[IO[bytes]]:
+        """The lines as sorted runs in files (what is held spilled), the caller's to close
+        or to hand to another collection's :meth:`adopt`; this collection is left empty."""
+        self._spill()
+        runs, self._runs = self._runs, []
+        return runs
+
+    def adopt(self, runs: Iterable[IO[bytes]]) -> None:
+        """Takes files of sorted lines, each line once and ended by LF, in UTF-8 (another
+        collection's :meth:`take_runs`, perhaps another process's): merged with the rest
+        when read, and closed then."""
+        for run in runs:
+            run.seek(0)
+            self._runs.append(run)
+
+    def close(self) -> None:
+        """Lets go of the runs not read (a run stopped before its end)."""
+        for run in self._runs:
+            run.close()
+        self._runs.clear()
+
     def _take_pieces(self) -> list[str]:
         """The lines held in memory, sorted, each once; the pieces are let go."""
         merged = sorted(itertools.chain.from_iterable(self._pieces))
@@ -86,9 +107,7 @@ class SortedUnique:
                 if batch:
                     yield b"\n".join(batch) + b"\n", len(batch)
         finally:
-            for run in self._runs:
-                run.close()
-            self._runs.clear()
+            self.close()
 
 
 def _encoded(lines: list[str]) -> bytes:

@@ -768,12 +768,70 @@ static const struct {
     const char *scheme;
     const Declaration *declarations;
     PyMethodDef *definition;
+    Rewrite rewrite;
 } KINDS[] = {
-    {"info-fedora", INFO_FEDORA, &call_info_fedora_definition},
-    {"oai", OAI, &call_oai_definition},
-    {"poi", POI, &call_poi_definition},
-    {"handle", HANDLE, &call_handle_definition},
+    {"info-fedora", INFO_FEDORA, &call_info_fedora_definition, info_fedora},
+    {"oai", OAI, &call_oai_definition, oai},
+    {"poi", POI, &call_poi_definition, poi},
+    {"handle", HANDLE, &call_handle_definition, handle},
 };
+
+/* -- The same functions for C callers (ldids/dumps/_scan.c) ---------------------------------
+ *
+ * The compiled loop decides the identifiers of a dump at real cardinality one new text after
+ * another: called through Python, each took a str built, a call and a str returned, about a
+ * fifth of a run. The capsule `_api` gives it this function instead; the functions above stay
+ * what Python (and the differential tests) call. The struct is repeated in _scan.c: a change
+ * here is a new `version`, which _scan.c checks before it takes the capsule. */
+
+#define API_VERSION 1
+
+typedef struct {
+    int version;
+    Py_ssize_t capacity; /* the least room the caller's output has */
+    int (*canonical)(PyObject *function, const unsigned char *text, Py_ssize_t length, unsigned char *out,
+                     Py_ssize_t *out_length);
+} CanonicalApi;
+
+/* What `function` (one of canonicalizer()'s) answers for the ASCII text s[0..n), written
+ * into out (at least OUT_CAPACITY bytes): 1 and the canonical IRI (s itself where it is
+ * already canonical), 0 for None (ask Python), -1 where `function` is no compiled
+ * canonicalizer (the caller calls it through Python). Sets no Python error. */
+static int canonical_api(PyObject *function, const unsigned char *s, Py_ssize_t n, unsigned char *out,
+                         Py_ssize_t *out_length) {
+    PyObject *self = PyCFunction_Check(function) ? PyCFunction_GET_SELF(function) : NULL;
+    if (self == NULL || !Py_IS_TYPE(self, &TablesType)) {
+        return -1;
+    }
+    PyCFunction called = PyCFunction_GET_FUNCTION(function);
+    Rewrite rewrite = NULL;
+    for (size_t kind = 0; kind < sizeof KINDS / sizeof KINDS[0]; kind++) {
+        if (KINDS[kind].definition->ml_meth == called) {
+            rewrite = KINDS[kind].rewrite;
+        }
+    }
+    if (rewrite == NULL) {
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (s[i] >= 0x80) {
+            return 0; /* as run(): only ASCII texts */
+        }
+    }
+    if (n > MAX_TEXT) {
+        return 0;
+    }
+    Out result;
+    result.length = 0;
+    if (rewrite((const Tables *)self, s, n, &result) < 0) {
+        return 0;
+    }
+    memcpy(out, result.text, (size_t)result.length);
+    *out_length = result.length;
+    return 1;
+}
+
+static const CanonicalApi API = {API_VERSION, OUT_CAPACITY, canonical_api};
 
 static int declare(Tables *tables, const Declaration *declaration, PyObject *value) {
     if (declaration->type == NUMBER) {
@@ -872,5 +930,12 @@ PyMODINIT_FUNC PyInit__canonical(void) {
     if (PyType_Ready(&TablesType) < 0) {
         return NULL;
     }
-    return PyModule_Create(&module_definition);
+    PyObject *module = PyModule_Create(&module_definition);
+    PyObject *capsule = module == NULL ? NULL : PyCapsule_New((void *)&API, "ldids.schemes._canonical._api", NULL);
+    if (capsule == NULL || PyModule_AddObject(module, "_api", capsule) < 0) {
+        Py_XDECREF(capsule);
+        Py_XDECREF(module);
+        return NULL;
+    }
+    return module;
 }
