@@ -108,6 +108,8 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], formats: list[F
     if args.dask:
         if parsed:
             raise UsageError("--dask reads N-Triples and N-Quads files: Turtle, TriG and RDF/XML stream here")
+        if getattr(args, "validate", False):
+            raise UsageError("--validate checks a run here, not on Dask: run ldids validate on the parts it writes")
         summary = _on_dask(args, inputs, settings)
         report_dump(args, summary)
         return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
@@ -119,6 +121,12 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], formats: list[F
         # Relative IRIs resolve against --base where the command line has one, else against a
         # file's own URL; standard input has none.
         statements = Parsed(parsed, getattr(args, "base", None), several=len(inputs) > 1)
+    validation = None
+    if getattr(args, "validate", False):
+        from ldids.dumps.validation import shipped_checks
+
+        validation = shipped_checks()
+        validation.max_results = 1000
     summary = normalize_dump(
         inputs,
         args.output,
@@ -129,25 +137,19 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], formats: list[F
         error_file=args.error_file,
         progress=args.progress and not args.quiet,
         statements=statements,
+        validation=validation,
     )
     report_dump(args, summary)
-    if getattr(args, "validate", False) and not _valid_output(args):
-        return EXIT_INVALID
+    if validation is not None:
+        # --validate: the output was checked against the shipped shapes as it was made, on
+        # the processes that made it; the report goes to standard error.
+        from ldids.cli.validate import write_report
+
+        validation.sort()
+        write_report(validation.verdict, "text", sys.stderr, 20, validation.not_streamable)
+        if not validation.verdict.conforms or validation.not_streamable:
+            return EXIT_INVALID
     return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
-
-
-def _valid_output(args: argparse.Namespace) -> bool:
-    """``--validate``: the output checked against the shipped shapes, as it is read back in
-    a stream of its own (on as many processes); the report goes to standard error."""
-    from ldids.cli.validate import write_report
-    from ldids.dumps.validation import validate_dump
-    from ldids.resources import shapes_graph
-
-    if args.output == "-":
-        raise UsageError("--validate reads the output back: name it with -o")
-    run = validate_dump([args.output], shapes_graph(), workers=args.workers, max_results=1000)
-    write_report(run.verdict, "text", sys.stderr, 20, run.not_streamable)
-    return run.verdict.conforms and not run.not_streamable
 
 
 def _on_dask(args: argparse.Namespace, inputs: list[str], settings: Settings) -> DumpSummary:

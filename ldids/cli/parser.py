@@ -155,8 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
     normalize.add_argument(
         "--validate",
         action="store_true",
-        help="check the streamed output against the shipped shapes (report on standard error; exit 1 if it "
-        "does not conform)",
+        help="check the streamed output against the shipped shapes as it is made, in the same pass (report on "
+        "standard error; exit 1 if it does not conform)",
     )
     store = normalize.add_argument_group("live stores", "Normalize a triplestore in place, in atomic batches.")
     store.add_argument("--sparql", metavar="URL", help="the store's SPARQL 1.1 query endpoint")

@@ -53,6 +53,7 @@ from ldids.rdf.compression import compression_of, plain_name
 from ldids.rdf.files import InputStream, atomic_output, open_input
 
 if TYPE_CHECKING:
+    from ldids.dumps.validation import Streamed
     from ldids.passes.graph import Crosswalk
 
 __all__ = ["DumpSummary", "crosswalk_line", "link_rows", "normalize_dump"]
@@ -300,6 +301,7 @@ def normalize_dump(
     progress: bool = False,
     block_size: int = 1 << 21,
     statements: Callable[[str, InputStream], InputStream] | None = None,
+    validation: Streamed | None = None,
 ) -> DumpSummary:
     """Normalize N-Triples/N-Quads files (``-``: standard input) into ``output``.
 
@@ -307,6 +309,9 @@ def normalize_dump(
     ``statements`` reads other formats: given an input's path and its (decompressed) bytes,
     it returns its statements as N-Triples/N-Quads lines (:class:`ldids.dumps.rdf_stream.Parsed`),
     or the bytes themselves.
+    ``validation`` (:func:`ldids.dumps.validation.shipped_checks`) has the output checked
+    against the shipped shapes as it is made, each block by the process that makes it, the
+    links by this one: its results name the output (or links) file and line.
     Raises InputError at the first bad line unless ``settings.on_error == "skip"``, in
     which case bad lines go to ``error_file`` as ``LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT``.
     An input cut short is an InputError whatever ``on_error`` says: a compressed file that
@@ -318,7 +323,9 @@ def normalize_dump(
     started = time.monotonic()
     found_links, found_rows, present = SortedUnique(), SortedUnique(), SortedUnique()
     meter = _Progress(progress)
-    settings = replace(settings, run=new_run())  # this call is a run of its own (Settings.run)
+    # This call is a run of its own (Settings.run).
+    settings = replace(settings, run=new_run(), validate=validation is not None)
+    shown = "<stdout>" if output == "-" else output
     with ExitStack() as stack:
         stack.callback(_BUFFERS.spare.clear)  # the memory is the caller's again
         for collection in (found_links, found_rows, present):  # their runs, if the run stops before they are read
@@ -354,6 +361,8 @@ def normalize_dump(
                 # Lines made while they are read are cut into blocks as they come, not read by range.
                 ranges = size if lines is source else None
                 for result, data, end in _results(path, lines, ranges, settings, pool, workers, block_size):
+                    if validation is not None:
+                        validation.add(result.checked, result.findings, shown, lines_before=summary.lines_out)
                     summary.add(result, lines_before, path, parsed=lines is not source)
                     if result.bad and lines is not source:  # parsed well, and written as no line can be
                         raise InputError(
@@ -410,11 +419,12 @@ def normalize_dump(
             if links is None:
                 deque(new_links, maxlen=0)  # rows for the links, none written
         if links == "inline":
-            summary.links = _write_lines(out, new_links)
+            summary.links = _write_lines(out, new_links, _checking(validation, shown, summary.lines_out))
         elif links is not None:
             # Renamed into place with the output (and the crosswalk) when the stack closes:
             # an error until then leaves none of them.
-            summary.links = _write_lines(stack.enter_context(atomic_output(links)), new_links)
+            sink = stack.enter_context(atomic_output(links))
+            summary.links = _write_lines(sink, new_links, _checking(validation, links, 0))
         if crosswalk is not None:
             from ldids.passes.graph import Crosswalk
 
@@ -453,18 +463,37 @@ def _append_part(part: _Part, out: IO[bytes], plain: IO[bytes] | None) -> None:
     shutil.copyfileobj(written, out, 1 << 20)
 
 
-def _write_lines(sink: _Sink, lines: Iterator[str] | SortedUnique, batch: int = 10_000) -> int:
-    """Write lines in batches (one write per line costs more than making the line); their count."""
+def _write_lines(
+    sink: _Sink, lines: Iterator[str] | SortedUnique, check: Callable[[bytes, int], None] | None = None
+) -> int:
+    """Write lines in batches (one write per line costs more than making the line), each
+    batch handed to ``check`` too with the lines before it; their count."""
     count = 0
-    if isinstance(lines, SortedUnique):  # written as it holds them, in UTF-8
-        for encoded, lines_in_it in lines.encoded():
-            sink.write(encoded)
-            count += lines_in_it
-        return count
-    while chunk := list(itertools.islice(lines, batch)):
-        sink.write(("\n".join(chunk) + "\n").encode())
-        count += len(chunk)
+    batches = lines.encoded() if isinstance(lines, SortedUnique) else _encoded(lines)
+    for encoded, lines_in_it in batches:
+        sink.write(encoded)
+        if check is not None:
+            check(encoded, count)
+        count += lines_in_it
     return count
+
+
+def _encoded(lines: Iterator[str], batch: int = 10_000) -> Iterator[tuple[bytes, int]]:
+    while chunk := list(itertools.islice(lines, batch)):
+        yield ("\n".join(chunk) + "\n").encode(), len(chunk)
+
+
+def _checking(validation: Streamed | None, name: str, lines_before: int) -> Callable[[bytes, int], None] | None:
+    """What checks the lines of links written to ``name`` after its first ``lines_before``."""
+    if validation is None:
+        return None
+    from ldids.dumps.validation import check_output
+
+    def check(data: bytes, before: int) -> None:
+        count, rows = check_output(data)
+        validation.add(count, rows, name, lines_before=lines_before + before)
+
+    return check
 
 
 def _bad_line(bad: BadLine, lines_before: int) -> str:

@@ -38,3 +38,6 @@ class Settings:
     # first decides a term), so every run needs a worker of its own. A new Settings is a
     # new run; normalize_dump and normalize_on_dask give each call a token of its own.
     run: str = field(default_factory=new_run)
+    # ``normalize --validate``: each block's output is checked against the shipped shapes
+    # by the process that made it (ldids.dumps.validation.check_output), in the same pass.
+    validate: bool = False

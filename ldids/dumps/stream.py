@@ -32,7 +32,7 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ldids.dumps.grammar import _NOTHING, _UNDECODED, _why_bad, compact_literal, grammar, well_formed
 from ldids.dumps.settings import Settings, new_run
@@ -89,6 +89,10 @@ class BlockResult:
     # (line number, what is wrong) of the first 20 invalid identifiers, in line order.
     problem_samples: list[tuple[int, str]] = field(default_factory=list)
     bad: list[BadLine] = field(default_factory=list)
+    #: With ``Settings.validate``: the output's statements checked, and the rows of what the
+    #: shipped shapes' checks found in them (ldids.dumps.validation), lines local to the output.
+    checked: int = 0
+    findings: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 #: What a block may be given as: bytes, or a view of a buffer the caller reads into again.
@@ -123,11 +127,16 @@ def process_block(
     gc.disable()
     try:
         if _scan is not None and not os.environ.get("LDIDS_PURE_PYTHON"):
-            return _compiled(worker, data, first_line, into)
-        result = _in_python(worker, data, first_line)
-        if into is not None:
-            into[:] = result.output
-            result.output = into
+            result = _compiled(worker, data, first_line, into)
+        else:
+            result = _in_python(worker, data, first_line)
+            if into is not None:
+                into[:] = result.output
+                result.output = into
+        if settings.validate:
+            from ldids.dumps.validation import check_output
+
+            result.checked, result.findings = check_output(result.output)
         return result
     finally:
         if collecting:

@@ -37,7 +37,7 @@ from ldids.shacl.streamed import MEMO_LIMIT, Finding, Plan, plan
 from ldids.shacl.validate import Verdict, Violation
 from ldids.shacl.value import Term, to_rdflib
 
-__all__ = ["Streamed", "check_statements", "validate_dump"]
+__all__ = ["Streamed", "check_output", "check_statements", "shipped_checks", "validate_dump"]
 
 #: What a block may be given as.
 BytesLike = bytes | bytearray | memoryview
@@ -168,11 +168,71 @@ def _start_worker(shapes: str) -> None:
 
 @dataclass
 class Streamed:
-    """A streamed run's verdict, with what it could not check."""
+    """A streamed run's verdict, with what it could not check; :meth:`add` takes the results
+    of each block in turn."""
 
     verdict: Verdict
     statements: int = 0
     not_streamable: list[tuple[Node, str]] = field(default_factory=list)
+    #: Results listed in the verdict at most (None: all); past it, only counted.
+    max_results: int | None = None
+    #: Digests of the results reported (:func:`_key`), as SHACL reports a result once.
+    seen: set[bytes] = field(default_factory=set)
+
+    def add(self, count: int, rows: list[_Row], name: str, *, lines_before: int = 0, lines: bool = True) -> None:
+        """The ``count`` statements of a block of the file ``name`` and what was found in them,
+        their lines shifted by ``lines_before`` (or none said: ``lines`` false)."""
+        self.statements += count
+        verdict = self.verdict
+        for line, focus, path, value, shape, component, message, severity, graph in rows:
+            key = _key(focus, path, value, shape, component, graph)
+            if key in self.seen:
+                continue
+            if len(self.seen) < SEEN_LIMIT:
+                self.seen.add(key)
+            verdict.conforms = False  # any result, of any severity (SHACL §3.6.1)
+            verdict.counts[str(shape)] += 1
+            if self.max_results is None or len(verdict.violations) < self.max_results:
+                verdict.violations.append(
+                    Violation(
+                        node := _node(focus),
+                        str(shape),
+                        message,
+                        str(severity).rsplit("#", 1)[-1],
+                        node if value == focus else _node(value),
+                        path=path,
+                        component=component,
+                        file=name,
+                        line=lines_before + line if lines else None,
+                    )
+                )
+
+    def sort(self) -> None:
+        self.verdict.violations.sort(key=lambda v: (v.shape, v.file or "", v.line or 0, str(v.focus)))
+
+
+def shipped_checks() -> Streamed:
+    """An empty run of the shipped shapes' checks, for ``ldids normalize --validate``: its
+    workers check each block's output as they make it (:func:`check_output`), this process
+    adds what they found (:meth:`Streamed.add`)."""
+    global _PLAN
+    from ldids.resources import shapes_graph
+
+    # A plan of its own, made before the workers fork (they have it then): a plan remembers
+    # the terms it has checked, and passes over them, as their results were given already.
+    _PLAN = plan(shapes_graph())
+    return Streamed(Verdict(True), not_streamable=_PLAN.not_streamable)
+
+
+def check_output(data: BytesLike) -> tuple[int, list[_Row]]:
+    """The statements of a block of normalized output (whole N-Triples/N-Quads lines) and
+    what the shipped shapes' checks find in them, their lines numbered from 1."""
+    global _PLAN
+    if _PLAN is None:  # a worker started afresh, not forked
+        from ldids.resources import shapes_graph
+
+        _PLAN = plan(shapes_graph())
+    return check_statements(_PLAN, data, 1)
 
 
 def _blocks(path: str, stack: ExitStack, block_size: int, parsed: Parsed | None) -> Iterator[tuple[bytes, int]]:
@@ -202,8 +262,7 @@ def validate_dump(
     global _PLAN
     checks = plan(shapes)
     _PLAN = checks
-    run = Streamed(Verdict(True), not_streamable=checks.not_streamable)
-    seen: set[bytes] = set()
+    run = Streamed(Verdict(True), not_streamable=checks.not_streamable, max_results=max_results)
     pool = None
     with ExitStack() as stack:
         if workers > 1:
@@ -223,42 +282,19 @@ def validate_dump(
                 else:
                     window.append((first, pool.apply_async(_check_block, (data, first))))
                 while window and (len(window) > 2 * workers or pool is None):
-                    _take(run, window.popleft()[1], name, seen, max_results, lines)
+                    _take(run, window.popleft()[1], name, lines)
             while window:
-                _take(run, window.popleft()[1], name, seen, max_results, lines)
-    run.verdict.violations.sort(key=lambda v: (v.shape, v.file or "", v.line or 0, str(v.focus)))
+                _take(run, window.popleft()[1], name, lines)
+    run.sort()
     return run
 
 
-def _take(run: Streamed, task: object, name: str, seen: set[bytes], max_results: int | None, lines: bool) -> None:
+def _take(run: Streamed, task: object, name: str, lines: bool) -> None:
     try:
         count, rows = task.get() if hasattr(task, "get") else task  # type: ignore[misc]
     except InputError as error:
         raise InputError(error.message, source=name, line=error.line if lines else None) from error
-    run.statements += count
-    verdict = run.verdict
-    for line, focus, path, value, shape, component, message, severity, graph in rows:
-        key = _key(focus, path, value, shape, component, graph)
-        if key in seen:
-            continue
-        if len(seen) < SEEN_LIMIT:
-            seen.add(key)
-        verdict.conforms = False  # any result, of any severity (SHACL §3.6.1)
-        verdict.counts[str(shape)] += 1
-        if max_results is None or len(verdict.violations) < max_results:
-            verdict.violations.append(
-                Violation(
-                    node := _node(focus),
-                    str(shape),
-                    message,
-                    str(severity).rsplit("#", 1)[-1],
-                    node if value == focus else _node(value),
-                    path=path,
-                    component=component,
-                    file=name,
-                    line=line if lines else None,
-                )
-            )
+    run.add(count, rows, name, lines=lines)
 
 
 def _node(text: str) -> Node:
