@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import sys
 from pathlib import Path
 
 import pytest
@@ -140,3 +141,16 @@ def test_what_is_worth_a_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(parse_beside, "BESIDE_FROM", small.stat().st_size)
     assert parse_beside.worth_it(str(small))
     assert not parse_beside.worth_it(str(tmp_path))  # a folder is no file
+
+
+def test_progress_counts_statements_where_the_bytes_are_read_beside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _write(tmp_path, "ttl", TURTLE)
+    monkeypatch.setattr(parse_beside, "BESIDE_FROM", 0)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # the meter shows on a terminal only
+    monkeypatch.delenv("CI", raising=False)
+    assert main(["normalize", "--progress", str(data), "-o", str(tmp_path / "out.nt")], io.StringIO()) == 0
+    shown = capsys.readouterr().err.split("\r")[-1].splitlines()[0]  # the meter's last words
+    assert shown.startswith("12 lines  ")
+    assert "MB read" not in shown  # this process reads none of the file's bytes: no figure it cannot know

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from ldids.dumps.blocks import Readable, blocks
+from ldids.dumps.parse_beside import Beside
 from ldids.dumps.pool import _BUFFERS, _Chunk, _detached, _output_buffer, _Part, _Pool, _run_chunk, _written
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import (
@@ -170,7 +171,10 @@ class _Progress:
         self.shown = now
         elapsed = max(now - self.started, 1e-9)
         rate = lines / elapsed
-        text = f"\r{lines:,} lines  {done / 1e6:,.1f} MB read  {rate:,.0f} lines/s"
+        # Bytes read are said where this process reads them (not standard input, nor a file
+        # parsed in a process of its own).
+        read = f"  {done / 1e6:,.1f} MB read" if done or total else ""
+        text = f"\r{lines:,} lines{read}  {rate:,.0f} lines/s"
         if total:
             fraction = min(done / total, 1.0)
             eta = elapsed * (1 - fraction) / fraction if fraction > 0 else 0
@@ -395,7 +399,7 @@ def normalize_dump(
                     found_links.add_all(result.links)
                     present.add_all(result.same_as)
                     found_rows.add_all(crosswalk_line(row) for row in result.crosswalk)
-                    if size is not None:
+                    if size is not None and not isinstance(lines, Beside):  # else this process reads no byte of it
                         meter.update(summary.lines_in, raw.tell() if end is None else end, size)
                     else:
                         meter.update(summary.lines_in, 0, None)
