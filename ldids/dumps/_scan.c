@@ -2268,6 +2268,10 @@ typedef struct {
     int with_predicate; /* the key holds the predicate too (rules that test it apart) */
     int gate;           /* the position whose term must hold a needle, or -1 */
     Needles needles;
+    /* None, or probe(text) -> match or None: given the text of a new term at the gate (one
+     * with no escape), a match when the group's rules give nothing for it, so the line need
+     * not be parsed for this group (ldids.shacl.streamed, _Group.nothing). */
+    PyObject *probe;
 } Group;
 
 static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *line, const Terms *terms, int index) {
@@ -2282,7 +2286,8 @@ static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *
     return 0;
 }
 
-/* Has the group seen this statement's key? 1 if so, 0 if not (it is remembered now), -1 on error. */
+/* Has the group seen this statement's key? 1 if so, 0 if not (it is remembered now), 2 if the
+ * key cannot be made yet (the Python side has not seen the predicate), -1 on error. */
 static int group_seen(const Group *group, Py_ssize_t number, PyObject *memo, Py_ssize_t memo_size,
                       PyObject *classes, const unsigned char *line, const Terms *terms) {
     PyObject *class = NULL;
@@ -2297,7 +2302,7 @@ static int group_seen(const Group *group, Py_ssize_t number, PyObject *memo, Py_
         class = PyDict_GetItemWithError(classes, predicate);
         Py_DECREF(predicate);
         if (class == NULL || !PyBytes_Check(class)) {
-            return PyErr_Occurred() ? -1 : 0;
+            return PyErr_Occurred() ? -1 : 2;
         }
     }
     Py_ssize_t length = 1 + (class == NULL ? 0 : PyBytes_GET_SIZE(class));
@@ -2347,9 +2352,51 @@ static int escaped(const unsigned char *s, Py_ssize_t length, int any_escape) {
     return 0;
 }
 
-static int groups_init(PyObject *descriptions, Group *groups) {
+/* Does the group's probe say the term gives nothing? It is given the text of an IRI or the
+ * lexical form of a literal, which a term with no escape holds as they are (N-Triples [8],
+ * [9]); it answers with a match, or None. 1 if it matches; 0 if not, or if the term holds an
+ * escape; -1 on error. */
+static int probe_clean(PyObject *probe, const unsigned char *term, Py_ssize_t length) {
+    if (length < 2 || memchr(term, '\\', (size_t)length) != NULL) {
+        return 0;
+    }
+    Py_ssize_t stop = length - 1; /* an IRI: <...> */
+    if (term[0] == '"') {
+        while (stop > 0 && term[stop] != '"') {
+            stop--;
+        }
+    } else if (term[0] != '<') {
+        return 0;
+    }
+    if (stop < 1) {
+        return 0;
+    }
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)term + 1, stop - 1, "strict");
+    if (text == NULL) {
+        return -1;
+    }
+    PyObject *answer = PyObject_CallOneArg(probe, text);
+    Py_DECREF(text);
+    if (answer == NULL) {
+        return -1;
+    }
+    int clean = answer != Py_None;
+    Py_DECREF(answer);
+    return clean;
+}
+
+static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) {
+    if (probes != Py_None && (!PyTuple_Check(probes) || PyTuple_GET_SIZE(probes) != PyTuple_GET_SIZE(descriptions))) {
+        PyErr_SetString(PyExc_ValueError, "probes is None or a tuple of one callable or None per group");
+        return -1;
+    }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(descriptions); i++) {
         Group *group = &groups[i];
+        group->probe = probes == Py_None ? Py_None : PyTuple_GET_ITEM(probes, i);
+        if (group->probe != Py_None && !PyCallable_Check(group->probe)) {
+            PyErr_SetString(PyExc_TypeError, "a probe is a callable or None");
+            return -1;
+        }
         PyObject *positions;
         if (!PyArg_ParseTuple(PyTuple_GET_ITEM(descriptions, i), "OO!piO!O!", &group->predicate, &PyBytes_Type,
                               &positions, &group->with_predicate, &group->gate, &PyTuple_Type,
@@ -2381,13 +2428,13 @@ static int groups_init(PyObject *descriptions, Group *groups) {
 static PyObject *select_lines(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
-    PyObject *descriptions, *memo, *classes;
+    PyObject *descriptions, *memo, *classes, *probes = Py_None;
     Needles line_needles;
     int every, any_escape;
     Py_ssize_t memo_size;
-    if (!PyArg_ParseTuple(args, "y*O!O!O!ppO!nO!", &data, &PyTuple_Type, &descriptions, &PyTuple_Type,
+    if (!PyArg_ParseTuple(args, "y*O!O!O!ppO!nO!|O", &data, &PyTuple_Type, &descriptions, &PyTuple_Type,
                           &line_needles.folded, &PyTuple_Type, &line_needles.exact, &every, &any_escape,
-                          &PyDict_Type, &memo, &memo_size, &PyDict_Type, &classes)) {
+                          &PyDict_Type, &memo, &memo_size, &PyDict_Type, &classes, &probes)) {
         return NULL;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(descriptions);
@@ -2407,7 +2454,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
             }
         }
     }
-    if (groups == NULL || indexes == NULL || groups_init(descriptions, groups) < 0 || buffer_reserve(&out, 1 << 12) < 0) {
+    if (groups == NULL || indexes == NULL || groups_init(descriptions, probes, groups) < 0 || buffer_reserve(&out, 1 << 12) < 0) {
         if (groups == NULL) {
             PyErr_NoMemory();
         }
@@ -2466,6 +2513,15 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                 if (seen < 0) {
                     goto done;
                 }
+                if (seen == 2) {
+                    seen = 0; /* the line is parsed: the Python side learns its predicate */
+                } else if (!seen && group->probe != Py_None && group->gate >= 0) {
+                    seen = probe_clean(group->probe, line + terms.start[group->gate],
+                                       terms.stop[group->gate] - terms.start[group->gate]);
+                    if (seen < 0) {
+                        goto done;
+                    }
+                }
                 selected = !seen;
             }
         }
@@ -2506,7 +2562,8 @@ static PyMethodDef methods[] = {
      "output is a new bytes object, or into (a bytearray, its contents replaced).\n"
      "The per-line loop of ldids.dumps.stream.process_block; see ldids/dumps/stream.py."},
     {"select_lines", select_lines, METH_VARARGS,
-     "select_lines(data, groups, folded, exact, every, any_escape, memo, memo_size, classes) -> (statements, selected, indexes)\n\n"
+     "select_lines(data, groups, folded, exact, every, any_escape, memo, memo_size, classes, probes=None)\n"
+     "-> (statements, selected, indexes)\n\n"
      "The lines of a block the streamed checks of shapes must see, joined (each ends with LF), and\n"
      "their indexes in the block (counted in LFs); see ldids/shacl/prefilter.py."},
     {NULL, NULL, 0, NULL},

@@ -68,7 +68,16 @@ def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[in
         return _checked(checks, bytes(data), lambda: _statement_lines(data, first_line))
     sieve, memo, classes = _selection(checks)
     statements, selected, indexes = _scan.select_lines(
-        data, sieve.groups, sieve.folded, sieve.exact, sieve.every, sieve.any_escape, memo, MEMO_LIMIT, classes
+        data,
+        sieve.groups,
+        sieve.folded,
+        sieve.exact,
+        sieve.every,
+        sieve.any_escape,
+        memo,
+        MEMO_LIMIT,
+        classes,
+        sieve.probes,
     )
     numbers = [first_line + index for index in indexes]
 

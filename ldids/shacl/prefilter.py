@@ -12,6 +12,10 @@ occurs (and no escape) gives the group nothing; a line with an escape is looked 
 The compiled loop (``ldids/dumps/_scan.c``, ``select_lines``) applies it line by line, and
 also passes over a statement whose terms a group has seen already in this process: that
 group's results for them were given on an earlier line, and SHACL reports a result once.
+A new term at a group's gate is first put to the group's test of "gives nothing"
+(``_Group.nothing``: its gates and the shapes' ``sh:pattern``s, one regular expression), called
+from the compiled loop on the term's text: a line is parsed only for a term that may give a
+result.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import functools
 import re
 import string
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,6 +152,9 @@ class Prefilter:
     #: The tests of the predicate that rules of groups ``with_predicate`` make apart: a
     #: predicate's class (:meth:`predicate_class`) stands for it in their keys.
     tests: tuple[PredicateTest, ...]
+    #: Per group, its :meth:`~ldids.shacl.streamed._Group.clean` or None: asked by
+    #: ``select_lines`` of a new term at the gate.
+    probes: tuple[Callable[[str], object] | None, ...] = ()
 
     def predicate_class(self, predicate: Term) -> tuple[bytes, bytes]:
         """(the predicate as an N-Triples IRI, what the tests say of it), for ``select_lines``."""
@@ -196,4 +204,5 @@ def prefilter(checks: Plan) -> Prefilter:
         spelled & set(group[0].decode()) for group in groups if group[0] is not None
     )
     tests = tuple(test for _, group in grouped for _, _, test in group.rules if test is not None)
-    return Prefilter(tuple(groups), folded, exact, every, any_escape, tests)
+    probes = tuple(group.probe() for _, group in grouped)
+    return Prefilter(tuple(groups), folded, exact, every, any_escape, tests, probes)

@@ -51,6 +51,7 @@ from ldids.shacl.value import (
     Triple,
     ValueCheck,
     from_rdflib,
+    pattern_of,
     to_rdflib,
     value_checks,
 )
@@ -102,6 +103,9 @@ class _Group:
         self.tried: list[tuple[Rule, Callable[[Triple], bool] | None, PredicateTest | None]] = []
         #: The rules as :meth:`_take_direct` tries them, when it can.
         self.direct: list[_Direct] = []
+        #: Matches the text of a term (an IRI's, a literal's lexical form) the rules give
+        #: nothing for, whatever its kind (:func:`_nothing`); None if it cannot be written.
+        self.nothing: re.Pattern[str] | None = None
 
     def close(self) -> None:
         # Each rule's own gate, compiled once: tried on a new key once the union has matched.
@@ -134,6 +138,7 @@ class _Group:
             find = regex.match if _anchored(regex) else regex.search
             direct.append((find, tuple(kind_test for _, kind_test in rule.branch.kind_tests), rule.shape, test))
         self.direct = direct
+        self.nothing = _nothing([(gate, shape) for gate, _, shape, _ in direct])
 
     def _fresh(self, term: Term) -> tuple[tuple[PredicateTest | None, tuple[Finding, ...]], ...]:
         """What the rules find for a term not in the memo (:meth:`_take_direct`)."""
@@ -151,6 +156,10 @@ class _Group:
                 if results:
                     found.append((test, tuple(results)))
         return tuple(found)
+
+    def probe(self) -> Callable[[str], object] | None:
+        """The match of :attr:`nothing`, where the group's key is the term at its gate alone."""
+        return self.nothing.match if self.nothing is not None and self.positions == (self.gate_position,) else None
 
     def findings(self, triple: Triple) -> list[Finding] | tuple[Finding, ...]:
         if self.gate is not None:
@@ -180,6 +189,31 @@ class _Group:
         if len(found) == 1 and found[0][0] is None:
             return found[0][1]
         return [result for test, results in found if test is None or test(triple[1]) for result in results]
+
+
+def _nothing(rules: list[tuple[Callable[[str], object], _Shape]]) -> re.Pattern[str] | None:
+    """One regular expression that matches (at the start) the texts for which every rule's
+    gate fails or its shape's checks all hold, when these are all ``sh:pattern``: a term
+    that is no blank node whose text it matches gives those rules nothing, whatever its kind
+    (a kind test can only turn a rule away). Each part is a look-ahead from the start, where
+    one anchored at the start is a match and any other a search (``[\\s\\S]*?`` first),
+    under its own flags. None when a check is of another kind."""
+    parts = []
+    for find, shape in rules:
+        gate: re.Pattern[str] = find.__self__  # type: ignore[attr-defined]  # a compiled match or search
+        patterns = [pattern_of(check) for _, check in shape.checks]
+        if not all(patterns):
+            return None
+        holds = "".join(f"(?={_from_start(pattern)})" for pattern in patterns if pattern is not None)
+        parts.append(f"(?:(?!{_from_start(gate)}){'|' + holds if holds else ''})")
+    return re.compile("".join(parts))
+
+
+def _from_start(regex: re.Pattern[str]) -> str:
+    """``regex`` as a part of a larger one, that matches at the start where it finds a match."""
+    flags = "".join(letter for letter, flag in (("i", re.I), ("m", re.M), ("s", re.S)) if regex.flags & flag)
+    inner = f"(?{flags}:{regex.pattern})" if flags else f"(?:{regex.pattern})"
+    return inner if _anchored(regex) and not regex.flags & re.MULTILINE else f"[\\s\\S]*?{inner}"
 
 
 def _anchored(regex: re.Pattern[str]) -> bool:
