@@ -2439,7 +2439,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
     }
     Py_ssize_t count = PyTuple_GET_SIZE(descriptions);
     Group *groups = count > 0 && count < 256 ? PyMem_Malloc((size_t)count * sizeof(Group)) : NULL;
-    PyObject *indexes = PyList_New(0), *result = NULL;
+    PyObject *indexes = PyList_New(0), *masks = PyList_New(0), *result = NULL;
     Buffer out = {NULL, NULL, 0, 0, 0};
     if (count == 0 || count >= 256 || memo_size < 1) {
         PyErr_SetString(PyExc_ValueError, "1 to 255 groups and a memo of at least 1 entry");
@@ -2454,7 +2454,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
             }
         }
     }
-    if (groups == NULL || indexes == NULL || groups_init(descriptions, probes, groups) < 0 || buffer_reserve(&out, 1 << 12) < 0) {
+    if (groups == NULL || indexes == NULL || masks == NULL || groups_init(descriptions, probes, groups) < 0 || buffer_reserve(&out, 1 << 12) < 0) {
         if (groups == NULL) {
             PyErr_NoMemory();
         }
@@ -2483,6 +2483,9 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
             goto done;
         }
         int selected = 0;
+        /* The groups that have a new key in the line (bit g for group g); all, for a line the
+         * groups are not asked of (malformed, or with an escape). */
+        unsigned long long mask = ~0ULL;
         if (!ok) {
             if (nothing(line, body)) {
                 continue;
@@ -2494,7 +2497,11 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
             if (!selected && !every && !is_candidate(&line_needles, line, body)) {
                 continue;
             }
-            for (Py_ssize_t g = 0; g < count && !selected; g++) {
+            if (!selected) {
+                mask = 0;
+            }
+            /* Every group is asked: those whose key is new are the ones to check the line. */
+            for (Py_ssize_t g = 0; g < count && mask != ~0ULL; g++) {
                 const Group *group = &groups[g];
                 if (group->predicate != Py_None &&
                     !(PyBytes_GET_SIZE(group->predicate) == terms.stop[1] - terms.start[1] &&
@@ -2522,12 +2529,21 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                         goto done;
                     }
                 }
-                selected = !seen;
+                if (!seen) {
+                    selected = 1;
+                    mask |= g < 64 ? 1ULL << g : ~0ULL;
+                }
             }
         }
         if (!selected) {
             continue;
         }
+        PyObject *bits = PyLong_FromUnsignedLongLong(mask);
+        if (bits == NULL || PyList_Append(masks, bits) < 0) {
+            Py_XDECREF(bits);
+            goto done;
+        }
+        Py_DECREF(bits);
         PyObject *at = PyLong_FromSsize_t(index);
         if (at == NULL || PyList_Append(indexes, at) < 0) {
             Py_XDECREF(at);
@@ -2544,12 +2560,13 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
     {
         PyObject *output = buffer_finish(&out);
         if (output != NULL) {
-            result = Py_BuildValue("(nNO)", statements, output, indexes);
+            result = Py_BuildValue("(nNOO)", statements, output, indexes, masks);
         }
     }
 done:
     Py_XDECREF(out.object);
     Py_XDECREF(indexes);
+    Py_XDECREF(masks);
     PyMem_Free(groups);
     PyBuffer_Release(&data);
     return result;
@@ -2563,9 +2580,10 @@ static PyMethodDef methods[] = {
      "The per-line loop of ldids.dumps.stream.process_block; see ldids/dumps/stream.py."},
     {"select_lines", select_lines, METH_VARARGS,
      "select_lines(data, groups, folded, exact, every, any_escape, memo, memo_size, classes, probes=None)\n"
-     "-> (statements, selected, indexes)\n\n"
+     "-> (statements, selected, indexes, masks)\n\n"
      "The lines of a block the streamed checks of shapes must see, joined (each ends with LF), and\n"
-     "their indexes in the block (counted in LFs); see ldids/shacl/prefilter.py."},
+     "their indexes in the block (counted in LFs), and for each the groups (bit g for group g) whose\n"
+     "key in it is new; see ldids/shacl/prefilter.py."},
     {NULL, NULL, 0, NULL},
 };
 

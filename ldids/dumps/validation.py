@@ -67,7 +67,7 @@ def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[in
     if _scan is None or os.environ.get("LDIDS_PURE_PYTHON"):
         return _checked(checks, bytes(data), lambda: _statement_lines(data, first_line))
     sieve, memo, classes = _selection(checks)
-    statements, selected, indexes = _scan.select_lines(
+    statements, selected, indexes, masks = _scan.select_lines(
         data,
         sieve.groups,
         sieve.folded,
@@ -86,7 +86,7 @@ def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[in
             raw, found = sieve.predicate_class(term)
             classes[raw] = found
 
-    count, rows = _checked(checks, selected, lambda: numbers, predicate)
+    count, rows = _checked(checks, selected, lambda: numbers, predicate, masks)
     if count != len(numbers):
         # A line the grammar refused that the parser reads as no statement: line by line.
         rows = []
@@ -108,10 +108,15 @@ def _selection(checks: Plan) -> tuple[Prefilter, dict[bytes, None], dict[bytes, 
 
 
 def _checked(
-    checks: Plan, data: bytes, lines: Callable[[], list[int]], new_predicate: Callable[[Term], None] | None = None
+    checks: Plan,
+    data: bytes,
+    lines: Callable[[], list[int]],
+    new_predicate: Callable[[Term], None] | None = None,
+    groups: list[int] | None = None,
 ) -> tuple[int, list[_Row]]:
-    """The statements of ``data`` checked one by one; ``lines()`` numbers them, and
-    ``new_predicate`` is told of each predicate the first time it comes."""
+    """The statements of ``data`` checked one by one; ``lines()`` numbers them,
+    ``new_predicate`` is told of each predicate the first time it comes, and ``groups`` says,
+    per statement, which groups check it (those with a new key in it: select_lines)."""
     found: list[tuple[int, Finding, str | None]] = []
     count = 0
     check = checks.check
@@ -121,7 +126,8 @@ def _checked(
             if new_predicate is not None and quad.predicate not in predicates:
                 predicates.add(quad.predicate)
                 new_predicate(quad.predicate)
-            results = check((quad.subject, quad.predicate, quad.object))
+            mask = groups[count - 1] if groups is not None and count <= len(groups) else -1
+            results = check((quad.subject, quad.predicate, quad.object), mask)
             if results:
                 graph = quad.graph_name
                 for result in results:

@@ -172,9 +172,11 @@ def prefilter(checks: Plan) -> Prefilter:
     groups: list[GroupTable] = []
     line: set[tuple[str, bool]] = set()
     every = False
+    # In the order of Plan.groups: select_lines gives each line's groups as their bits.
     grouped = [(None, group) for group in checks.anywhere] + [
         (predicate, group) for predicate, found in checks.by_predicate.items() for group in found
     ]
+    assert [group for _, group in grouped] == checks.groups()
     for predicate, group in grouped:
         iri = None if predicate is None else f"<{predicate.value}>"
         found = None if group.regex is None else needles(group.regex)

@@ -106,6 +106,8 @@ class _Group:
         #: Matches the text of a term (an IRI's, a literal's lexical form) the rules give
         #: nothing for, whatever its kind (:func:`_nothing`); None if it cannot be written.
         self.nothing: re.Pattern[str] | None = None
+        #: Its bit in the groups a line gives new keys to (:meth:`Plan.groups`).
+        self.bit = -1
 
     def close(self) -> None:
         # Each rule's own gate, compiled once: tried on a new key once the union has matched.
@@ -368,18 +370,25 @@ class Plan:
     anywhere: list[_Group] = field(default_factory=list)
     by_predicate: dict[Term, list[_Group]] = field(default_factory=dict)
 
-    def check(self, triple: Triple) -> list[Finding]:
-        """The results one statement (pyoxigraph terms) gives."""
+    def check(self, triple: Triple, groups: int = -1) -> list[Finding]:
+        """The results one statement (pyoxigraph terms) gives, of the groups whose bits
+        (:meth:`groups`) are set in ``groups`` (every group by default)."""
         found: list[Finding] = []
         for group in self.anywhere:
-            results = group.findings(triple)
-            if results:
-                found.extend(results)
+            if group.bit & groups:
+                results = group.findings(triple)
+                if results:
+                    found.extend(results)
         for group in self.by_predicate.get(triple[1], ()):
-            results = group.findings(triple)
-            if results:
-                found.extend(results)
+            if group.bit & groups:
+                results = group.findings(triple)
+                if results:
+                    found.extend(results)
         return found
+
+    def groups(self) -> list[_Group]:
+        """The groups in order: group ``g`` has the bit ``1 << g`` (all bits from 64 on)."""
+        return [*self.anywhere, *(group for found in self.by_predicate.values() for group in found)]
 
     def findings(self, triple: tuple[Node, Node, Node]) -> list[Result]:
         """:meth:`check` on a statement of rdflib terms, its results' nodes rdflib terms."""
@@ -419,4 +428,6 @@ def plan(shapes: Graph) -> Plan:
             result.anywhere.append(group)
         else:
             result.by_predicate.setdefault(predicate, []).append(group)
+    for index, group in enumerate(result.groups()):
+        group.bit = 1 << index if index < 64 else -1
     return result
