@@ -2272,6 +2272,9 @@ typedef struct {
      * with no escape), a match when the group's rules give nothing for it, so the line need
      * not be parsed for this group (ldids.shacl.streamed, _Group.nothing). */
     PyObject *probe;
+    /* Or the same test as automata (ldids.shacl.dfa), per rule its gate's and its patterns':
+     * a tuple of tuples of (257 next states per state, a flag byte per state). */
+    int automata;
 } Group;
 
 static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *line, const Terms *terms, int index) {
@@ -2352,11 +2355,75 @@ static int escaped(const unsigned char *s, Py_ssize_t length, int any_escape) {
     return 0;
 }
 
+/* Is every automaton of a probe (rules of (table, flags)) whole: each next state a state? */
+static int automata_init(PyObject *rules) {
+    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
+        PyObject *rule = PyTuple_GET_ITEM(rules, r);
+        if (!PyTuple_Check(rule) || PyTuple_GET_SIZE(rule) < 1) {
+            goto bad;
+        }
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(rule); k++) {
+            PyObject *automaton = PyTuple_GET_ITEM(rule, k);
+            if (!PyTuple_Check(automaton) || PyTuple_GET_SIZE(automaton) != 2) {
+                goto bad;
+            }
+            PyObject *table = PyTuple_GET_ITEM(automaton, 0), *flags = PyTuple_GET_ITEM(automaton, 1);
+            if (!PyBytes_Check(table) || !PyBytes_Check(flags) || PyBytes_GET_SIZE(flags) < 1 ||
+                PyBytes_GET_SIZE(table) != PyBytes_GET_SIZE(flags) * 257 * (Py_ssize_t)sizeof(uint32_t)) {
+                goto bad;
+            }
+            const uint32_t *next = (const uint32_t *)PyBytes_AS_STRING(table);
+            Py_ssize_t states = PyBytes_GET_SIZE(flags);
+            for (Py_ssize_t i = 0; i < states * 257; i++) {
+                if (next[i] >= (uint32_t)states) {
+                    goto bad;
+                }
+            }
+        }
+    }
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "automata are rules of (257 uint32 next states per state, a flag byte per state)");
+    return -1;
+}
+
+/* Does the automaton accept the text? Bit 1 of a state's flags: it accepts; bit 2: every
+ * symbol leads back to it, so the answer is known. */
+static int automaton_accepts(PyObject *automaton, const unsigned char *text, Py_ssize_t length) {
+    const uint32_t *next = (const uint32_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 0));
+    const unsigned char *flags = (const unsigned char *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 1));
+    uint32_t state = 0;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (flags[state] & 2) {
+            return flags[state] & 1;
+        }
+        state = next[(size_t)state * 257 + text[i]];
+    }
+    return flags[next[(size_t)state * 257 + 256]] & 1;
+}
+
+/* Do the rules give nothing for the text: for each, its gate's automaton does not accept it,
+ * or every one of its patterns' does? */
+static int automata_clean(PyObject *rules, const unsigned char *text, Py_ssize_t length) {
+    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
+        PyObject *rule = PyTuple_GET_ITEM(rules, r);
+        if (!automaton_accepts(PyTuple_GET_ITEM(rule, 0), text, length)) {
+            continue;
+        }
+        for (Py_ssize_t k = 1; k < PyTuple_GET_SIZE(rule); k++) {
+            if (!automaton_accepts(PyTuple_GET_ITEM(rule, k), text, length)) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 /* Does the group's probe say the term gives nothing? It is given the text of an IRI or the
  * lexical form of a literal, which a term with no escape holds as they are (N-Triples [8],
  * [9]); it answers with a match, or None. 1 if it matches; 0 if not, or if the term holds an
  * escape; -1 on error. */
-static int probe_clean(PyObject *probe, const unsigned char *term, Py_ssize_t length) {
+static int probe_clean(const Group *group, const unsigned char *term, Py_ssize_t length) {
     if (length < 2 || memchr(term, '\\', (size_t)length) != NULL) {
         return 0;
     }
@@ -2371,11 +2438,14 @@ static int probe_clean(PyObject *probe, const unsigned char *term, Py_ssize_t le
     if (stop < 1) {
         return 0;
     }
+    if (group->automata) {
+        return automata_clean(group->probe, term + 1, stop - 1);
+    }
     PyObject *text = PyUnicode_DecodeUTF8((const char *)term + 1, stop - 1, "strict");
     if (text == NULL) {
         return -1;
     }
-    PyObject *answer = PyObject_CallOneArg(probe, text);
+    PyObject *answer = PyObject_CallOneArg(group->probe, text);
     Py_DECREF(text);
     if (answer == NULL) {
         return -1;
@@ -2393,8 +2463,13 @@ static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) 
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(descriptions); i++) {
         Group *group = &groups[i];
         group->probe = probes == Py_None ? Py_None : PyTuple_GET_ITEM(probes, i);
-        if (group->probe != Py_None && !PyCallable_Check(group->probe)) {
-            PyErr_SetString(PyExc_TypeError, "a probe is a callable or None");
+        group->automata = PyTuple_Check(group->probe);
+        if (group->automata) {
+            if (automata_init(group->probe) < 0) {
+                return -1;
+            }
+        } else if (group->probe != Py_None && !PyCallable_Check(group->probe)) {
+            PyErr_SetString(PyExc_TypeError, "a probe is a callable, (table, accepting) or None");
             return -1;
         }
         PyObject *positions;
@@ -2523,7 +2598,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                 if (seen == 2) {
                     seen = 0; /* the line is parsed: the Python side learns its predicate */
                 } else if (!seen && group->probe != Py_None && group->gate >= 0) {
-                    seen = probe_clean(group->probe, line + terms.start[group->gate],
+                    seen = probe_clean(group, line + terms.start[group->gate],
                                        terms.stop[group->gate] - terms.start[group->gate]);
                     if (seen < 0) {
                         goto done;

@@ -24,11 +24,10 @@ import functools
 import re
 import string
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ldids.shacl.streamed import Plan, PredicateTest
+from ldids.shacl.streamed import Plan, PredicateTest, Probe
 from ldids.shacl.value import Term
 
 __all__ = ["Prefilter", "needles", "prefilter"]
@@ -154,7 +153,7 @@ class Prefilter:
     tests: tuple[PredicateTest, ...]
     #: Per group, its :meth:`~ldids.shacl.streamed._Group.clean` or None: asked by
     #: ``select_lines`` of a new term at the gate.
-    probes: tuple[Callable[[str], object] | None, ...] = ()
+    probes: tuple[Probe | None, ...] = ()
 
     def predicate_class(self, predicate: Term) -> tuple[bytes, bytes]:
         """(the predicate as an N-Triples IRI, what the tests say of it), for ``select_lines``."""

@@ -43,6 +43,7 @@ from rdflib.term import Literal, Node, URIRef
 
 from ldids.passes.decision import evict_oldest_half
 from ldids.shacl.branch import MEMO_LIMIT, Branch, KindTest, query_branches
+from ldids.shacl.dfa import Automaton, UnsupportedError, search
 from ldids.shacl.expression import kind
 from ldids.shacl.pyregex import UntranslatableError, to_python
 from ldids.shacl.value import (
@@ -56,7 +57,7 @@ from ldids.shacl.value import (
     value_checks,
 )
 
-__all__ = ["MEMO_LIMIT", "Finding", "NotStreamableError", "Plan", "from_rdflib", "plan", "to_rdflib"]
+__all__ = ["MEMO_LIMIT", "Finding", "NotStreamableError", "Plan", "Probe", "from_rdflib", "plan", "to_rdflib"]
 
 #: (focus, path, value, shape, component, message, severity) of one result, as a shape says
 #: it; the focus and value nodes as pyoxigraph read them, made rdflib terms only when a
@@ -82,6 +83,10 @@ PredicateTest = Callable[[Term], bool]
 _RuleEntry = tuple["Term | None", tuple[int, ...], Rule, "tuple[int, str] | None", "PredicateTest | None"]
 
 
+#: What select_lines asks a new term at a group's gate (_Group.probe): a match of the text,
+#: or per rule the packed automata of its gate and its patterns.
+Probe = Callable[[str], object] | tuple[tuple[tuple[bytes, bytes], ...], ...]
+
 #: A target rule tried on a term alone: (its gate, its kind tests, its shape, its predicate test).
 _Direct = tuple[Callable[[str], object], tuple["KindTest", ...], "_Shape", "PredicateTest | None"]
 
@@ -106,6 +111,8 @@ class _Group:
         #: Matches the text of a term (an IRI's, a literal's lexical form) the rules give
         #: nothing for, whatever its kind (:func:`_nothing`); None if it cannot be written.
         self.nothing: re.Pattern[str] | None = None
+        #: :attr:`nothing` as automata over UTF-8 bytes (:func:`_automata`), if it has them.
+        self.automata: tuple[tuple[Automaton, ...], ...] | None = None
         #: Its bit in the groups a line gives new keys to (:meth:`Plan.groups`).
         self.bit = -1
 
@@ -141,6 +148,7 @@ class _Group:
             direct.append((find, tuple(kind_test for _, kind_test in rule.branch.kind_tests), rule.shape, test))
         self.direct = direct
         self.nothing = _nothing([(gate, shape) for gate, _, shape, _ in direct])
+        self.automata = None if self.nothing is None else _automata([(gate, shape) for gate, _, shape, _ in direct])
 
     def _fresh(self, term: Term) -> tuple[tuple[PredicateTest | None, tuple[Finding, ...]], ...]:
         """What the rules find for a term not in the memo (:meth:`_take_direct`)."""
@@ -159,9 +167,14 @@ class _Group:
                     found.append((test, tuple(results)))
         return tuple(found)
 
-    def probe(self) -> Callable[[str], object] | None:
-        """The match of :attr:`nothing`, where the group's key is the term at its gate alone."""
-        return self.nothing.match if self.nothing is not None and self.positions == (self.gate_position,) else None
+    def probe(self) -> Probe | None:
+        """:attr:`nothing`, where the group's key is the term at its gate alone: its automata
+        packed for ``select_lines``, or its match if it has none."""
+        if self.nothing is None or self.positions != (self.gate_position,):
+            return None
+        if self.automata is None:
+            return self.nothing.match
+        return tuple(tuple(automaton.packed() for automaton in rule) for rule in self.automata)
 
     def findings(self, triple: Triple) -> list[Finding] | tuple[Finding, ...]:
         if self.gate is not None:
@@ -209,6 +222,19 @@ def _nothing(rules: list[tuple[Callable[[str], object], _Shape]]) -> re.Pattern[
         holds = "".join(f"(?={_from_start(pattern)})" for pattern in patterns if pattern is not None)
         parts.append(f"(?:(?!{_from_start(gate)}){'|' + holds if holds else ''})")
     return re.compile("".join(parts))
+
+
+def _automata(rules: list[tuple[Callable[[str], object], _Shape]]) -> tuple[tuple[Automaton, ...], ...] | None:
+    """:func:`_nothing` as automata (:mod:`ldids.shacl.dfa`): per rule, its gate's, then those
+    of its shape's patterns, each a search; the term gives nothing when, for each rule, the
+    gate's does not accept or every pattern's does. None where a regular expression has none."""
+    try:
+        return tuple(
+            (search(find.__self__), *(search(pattern_of(check)) for _, check in shape.checks))  # type: ignore[attr-defined]
+            for find, shape in rules
+        )
+    except UnsupportedError:
+        return None
 
 
 def _from_start(regex: re.Pattern[str]) -> str:
