@@ -2290,9 +2290,10 @@ static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *
 }
 
 /* Has the group seen this statement's key? 1 if so, 0 if not (it is remembered now), 2 if the
- * key cannot be made yet (the Python side has not seen the predicate), -1 on error. */
+ * key cannot be made yet (the Python side has not seen the predicate), -1 on error. The class
+ * of the predicate, if the key holds it, is put in *class_of (borrowed). */
 static int group_seen(const Group *group, Py_ssize_t number, PyObject *memo, Py_ssize_t memo_size,
-                      PyObject *classes, const unsigned char *line, const Terms *terms) {
+                      PyObject *classes, const unsigned char *line, const Terms *terms, PyObject **class_of) {
     PyObject *class = NULL;
     if (group->with_predicate) {
         /* The rules test the predicate apart: the key holds what the tests say of it (its
@@ -2307,6 +2308,7 @@ static int group_seen(const Group *group, Py_ssize_t number, PyObject *memo, Py_
         if (class == NULL || !PyBytes_Check(class)) {
             return PyErr_Occurred() ? -1 : 2;
         }
+        *class_of = class;
     }
     Py_ssize_t length = 1 + (class == NULL ? 0 : PyBytes_GET_SIZE(class));
     PyObject *key = PyBytes_FromStringAndSize(NULL, length);
@@ -2355,14 +2357,16 @@ static int escaped(const unsigned char *s, Py_ssize_t length, int any_escape) {
     return 0;
 }
 
-/* Is every automaton of a probe (rules of (table, flags)) whole: each next state a state? */
+/* Is every automaton of a probe whole (each next state a state)? A probe is rules of (the
+ * index of the rule's test of the predicate in a class, or -1; then (table, flags) of its
+ * gate's automaton and of each of its patterns'). */
 static int automata_init(PyObject *rules) {
     for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
         PyObject *rule = PyTuple_GET_ITEM(rules, r);
-        if (!PyTuple_Check(rule) || PyTuple_GET_SIZE(rule) < 1) {
+        if (!PyTuple_Check(rule) || PyTuple_GET_SIZE(rule) < 2 || !PyLong_Check(PyTuple_GET_ITEM(rule, 0))) {
             goto bad;
         }
-        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(rule); k++) {
+        for (Py_ssize_t k = 1; k < PyTuple_GET_SIZE(rule); k++) {
             PyObject *automaton = PyTuple_GET_ITEM(rule, k);
             if (!PyTuple_Check(automaton) || PyTuple_GET_SIZE(automaton) != 2) {
                 goto bad;
@@ -2404,13 +2408,18 @@ static int automaton_accepts(PyObject *automaton, const unsigned char *text, Py_
 
 /* Do the rules give nothing for the text: for each, its gate's automaton does not accept it,
  * or every one of its patterns' does? */
-static int automata_clean(PyObject *rules, const unsigned char *text, Py_ssize_t length) {
+static int automata_clean(PyObject *rules, const unsigned char *text, Py_ssize_t length, PyObject *class) {
     for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
         PyObject *rule = PyTuple_GET_ITEM(rules, r);
-        if (!automaton_accepts(PyTuple_GET_ITEM(rule, 0), text, length)) {
+        /* A rule whose test of the predicate fails gives nothing on this statement. */
+        Py_ssize_t test = PyLong_AsSsize_t(PyTuple_GET_ITEM(rule, 0));
+        if (test >= 0 && class != NULL && test < PyBytes_GET_SIZE(class) && PyBytes_AS_STRING(class)[test] == 0) {
             continue;
         }
-        for (Py_ssize_t k = 1; k < PyTuple_GET_SIZE(rule); k++) {
+        if (!automaton_accepts(PyTuple_GET_ITEM(rule, 1), text, length)) {
+            continue;
+        }
+        for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(rule); k++) {
             if (!automaton_accepts(PyTuple_GET_ITEM(rule, k), text, length)) {
                 return 0;
             }
@@ -2423,7 +2432,7 @@ static int automata_clean(PyObject *rules, const unsigned char *text, Py_ssize_t
  * lexical form of a literal, which a term with no escape holds as they are (N-Triples [8],
  * [9]); it answers with a match, or None. 1 if it matches; 0 if not, or if the term holds an
  * escape; -1 on error. */
-static int probe_clean(const Group *group, const unsigned char *term, Py_ssize_t length) {
+static int probe_clean(const Group *group, const unsigned char *term, Py_ssize_t length, PyObject *class) {
     if (length < 2 || memchr(term, '\\', (size_t)length) != NULL) {
         return 0;
     }
@@ -2439,7 +2448,7 @@ static int probe_clean(const Group *group, const unsigned char *term, Py_ssize_t
         return 0;
     }
     if (group->automata) {
-        return automata_clean(group->probe, term + 1, stop - 1);
+        return automata_clean(group->probe, term + 1, stop - 1, class);
     }
     PyObject *text = PyUnicode_DecodeUTF8((const char *)term + 1, stop - 1, "strict");
     if (text == NULL) {
@@ -2591,7 +2600,8 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                         continue;
                     }
                 }
-                int seen = group_seen(group, g, memo, memo_size, classes, line, &terms);
+                PyObject *class = NULL;
+                int seen = group_seen(group, g, memo, memo_size, classes, line, &terms, &class);
                 if (seen < 0) {
                     goto done;
                 }
@@ -2599,7 +2609,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                     seen = 0; /* the line is parsed: the Python side learns its predicate */
                 } else if (!seen && group->probe != Py_None && group->gate >= 0) {
                     seen = probe_clean(group, line + terms.start[group->gate],
-                                       terms.stop[group->gate] - terms.start[group->gate]);
+                                       terms.stop[group->gate] - terms.start[group->gate], class);
                     if (seen < 0) {
                         goto done;
                     }

@@ -205,5 +205,13 @@ def prefilter(checks: Plan) -> Prefilter:
         spelled & set(group[0].decode()) for group in groups if group[0] is not None
     )
     tests = tuple(test for _, group in grouped for _, _, test in group.rules if test is not None)
-    probes = tuple(group.probe() for _, group in grouped)
+    # Each rule's test of the predicate: its index in a predicate's class (predicate_class).
+    indexes: list[list[int]] = []
+    count = 0
+    for _, group in grouped:
+        indexes.append([])
+        for _, _, test in group.rules:
+            indexes[-1].append(-1 if test is None else count)
+            count += test is not None
+    probes = tuple(group.probe(found) for (_, group), found in zip(grouped, indexes, strict=True))
     return Prefilter(tuple(groups), folded, exact, every, any_escape, tests, probes)

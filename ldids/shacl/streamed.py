@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -84,8 +84,9 @@ _RuleEntry = tuple["Term | None", tuple[int, ...], Rule, "tuple[int, str] | None
 
 
 #: What select_lines asks a new term at a group's gate (_Group.probe): a match of the text,
-#: or per rule the packed automata of its gate and its patterns.
-Probe = Callable[[str], object] | tuple[tuple[tuple[bytes, bytes], ...], ...]
+#: or per rule the index of its test of the predicate and the packed automata of its gate
+#: and its patterns.
+Probe = Callable[[str], object] | tuple[tuple[int | tuple[bytes, bytes], ...], ...]
 
 #: A target rule tried on a term alone: (its gate, its kind tests, its shape, its predicate test).
 _Direct = tuple[Callable[[str], object], tuple["KindTest", ...], "_Shape", "PredicateTest | None"]
@@ -167,14 +168,19 @@ class _Group:
                     found.append((test, tuple(results)))
         return tuple(found)
 
-    def probe(self) -> Probe | None:
+    def probe(self, tests: Sequence[int] = ()) -> Probe | None:
         """:attr:`nothing`, where the group's key is the term at its gate alone: its automata
-        packed for ``select_lines``, or its match if it has none."""
+        packed for ``select_lines``, each rule's with the index of its test of the predicate
+        in a predicate's class (``tests``, -1 for none), or its match if it has none."""
         if self.nothing is None or self.positions != (self.gate_position,):
             return None
         if self.automata is None:
             return self.nothing.match
-        return tuple(tuple(automaton.packed() for automaton in rule) for rule in self.automata)
+        indexes = list(tests) or [-1] * len(self.automata)
+        return tuple(
+            (index, *(automaton.packed() for automaton in rule))
+            for index, rule in zip(indexes, self.automata, strict=True)
+        )
 
     def findings(self, triple: Triple) -> list[Finding] | tuple[Finding, ...]:
         if self.gate is not None:
