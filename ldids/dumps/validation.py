@@ -63,7 +63,17 @@ def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[in
     the grammar and those the checks cannot select from are passed over
     (:mod:`ldids.shacl.prefilter`); in Python otherwise (or with ``LDIDS_PURE_PYTHON=1``),
     every statement is parsed and checked. The same results either way, the first line of
-    each result in this process included."""
+    each result in this process included.
+
+    This is the per-block entry point: a process that writes N-Triples a block at a time (a
+    normalize worker, on its own output) checks each block as it goes with the plan it was
+    forked with (``checks = plan(shapes)`` once, before the workers start). What a process
+    remembers (the keys its groups have seen, bounded) lives as long as ``checks``; results
+    are rows ``(line, focus, path, value, shape, component, message, severity, graph)``
+    with the terms as N-Triples text. A result given before in this process is seldom given
+    again (the keys are remembered in bounded memos), never reliably: rows from one process
+    or several are merged with a de-duplication, as ``validate_dump`` merges them (one
+    digest per result)."""
     if _scan is None or os.environ.get("LDIDS_PURE_PYTHON"):
         return _checked(checks, bytes(data), lambda: _statement_lines(data, first_line))
     sieve, memo, classes = _selection(checks)

@@ -224,7 +224,7 @@ class Automaton:
     """A deterministic automaton over bytes and :data:`END`, complete: ``table[state *
     257 + symbol]`` is the next state; it starts in state 0."""
 
-    table: list[int]
+    table: array.array[int]  # 4 bytes an entry: the largest table has some 200,000
     accepting: list[bool]
 
     def accepts(self, text: str) -> bool:
@@ -242,7 +242,7 @@ class Automaton:
             | 2 * all(target == state for target in self.table[state * _SYMBOLS : (state + 1) * _SYMBOLS])
             for state in range(len(self.accepting))
         )
-        return array.array("I", self.table).tobytes(), flags
+        return self.table.tobytes(), flags
 
 
 @functools.lru_cache(maxsize=64)
@@ -308,4 +308,4 @@ def _determinize(nfa: _Nfa, begin: int, final: int) -> Automaton:
             for each in symbols:
                 row[each] = index[following]
         table += row
-    return Automaton(table, [final in sets for sets in order])
+    return Automaton(array.array("I", table), [final in sets for sets in order])
