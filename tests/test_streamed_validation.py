@@ -423,6 +423,13 @@ def test_the_shipped_groups_have_a_test_of_nothing() -> None:
     # The groups of terms anywhere (subjects, objects) are those of the shipped syntax shapes.
     assert len(GATED) == 2
     assert all(group.probe() is not None for group in GATED)
+    # The owl:sameAs shape's groups give nothing or something by the terms' kinds and
+    # equality alone (nodeKind, and the query of a link to itself): a table, not a parse.
+    same_as = plan(shapes_graph()).by_predicate[ox.NamedNode("http://www.w3.org/2002/07/owl#sameAs")]
+    assert [group.signature is not None for group in same_as] == [True, True]
+    # The dc:identifier target's BINDs and REPLACEs go the whole way.
+    identifier = plan(shapes_graph()).by_predicate[ox.NamedNode("http://purl.org/dc/elements/1.1/identifier")]
+    assert [group.probe() for group in identifier] == [None]
 
 
 @pytest.mark.parametrize("group", GATED, ids=lambda group: str(group.positions))

@@ -2275,6 +2275,9 @@ typedef struct {
     /* Or the same test as automata (ldids.shacl.dfa), per rule its gate's and its patterns':
      * a tuple of tuples of (257 next states per state, a flag byte per state). */
     int automata;
+    /* Or what the group gives by the kinds of the subject and object and which terms are
+     * equal: 72 bytes, 1 where it gives nothing (ldids.shacl.streamed, _signature). */
+    int signature;
 } Group;
 
 static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *line, const Terms *terms, int index) {
@@ -2428,6 +2431,26 @@ static int automata_clean(PyObject *rules, const unsigned char *text, Py_ssize_t
     return 1;
 }
 
+static int term_kind(const unsigned char *line, const Terms *terms, int index) {
+    unsigned char first = line[terms->start[index]];
+    return first == '<' ? 0 : first == '_' ? 1 : 2;
+}
+
+static int same_term(const unsigned char *line, const Terms *terms, int a, int b) {
+    Py_ssize_t length = terms->stop[a] - terms->start[a];
+    return length == terms->stop[b] - terms->start[b] &&
+           memcmp(line + terms->start[a], line + terms->start[b], (size_t)length) == 0;
+}
+
+/* Does the group give nothing, by its signature table? Terms written alike are equal; an IRI
+ * or blank node is written one way without escapes (a line with a \\u is looked at whole),
+ * and a literal is never equal to the subject or predicate, nor written like them. */
+static int signature_clean(PyObject *table, const unsigned char *line, const Terms *terms) {
+    int index = term_kind(line, terms, 0) + 3 * term_kind(line, terms, 2) + 9 * same_term(line, terms, 0, 2) +
+                18 * same_term(line, terms, 0, 1) + 36 * same_term(line, terms, 1, 2);
+    return PyBytes_AS_STRING(table)[index] == 1;
+}
+
 /* Does the group's probe say the term gives nothing? It is given the text of an IRI or the
  * lexical form of a literal, which a term with no escape holds as they are (N-Triples [8],
  * [9]); it answers with a match, or None. 1 if it matches; 0 if not, or if the term holds an
@@ -2472,13 +2495,18 @@ static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) 
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(descriptions); i++) {
         Group *group = &groups[i];
         group->probe = probes == Py_None ? Py_None : PyTuple_GET_ITEM(probes, i);
+        group->signature = PyBytes_Check(group->probe);
+        if (group->signature && PyBytes_GET_SIZE(group->probe) != 72) {
+            PyErr_SetString(PyExc_ValueError, "a signature table is 72 bytes");
+            return -1;
+        }
         group->automata = PyTuple_Check(group->probe);
         if (group->automata) {
             if (automata_init(group->probe) < 0) {
                 return -1;
             }
-        } else if (group->probe != Py_None && !PyCallable_Check(group->probe)) {
-            PyErr_SetString(PyExc_TypeError, "a probe is a callable, (table, accepting) or None");
+        } else if (group->probe != Py_None && !group->signature && !PyCallable_Check(group->probe)) {
+            PyErr_SetString(PyExc_TypeError, "a probe is a callable, automata, a signature table or None");
             return -1;
         }
         PyObject *positions;
@@ -2607,6 +2635,8 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                 }
                 if (seen == 2) {
                     seen = 0; /* the line is parsed: the Python side learns its predicate */
+                } else if (!seen && group->signature) {
+                    seen = signature_clean(group->probe, line, &terms);
                 } else if (!seen && group->probe != Py_None && group->gate >= 0) {
                     seen = probe_clean(group, line + terms.start[group->gate],
                                        terms.stop[group->gate] - terms.start[group->gate], class);

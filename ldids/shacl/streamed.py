@@ -52,6 +52,7 @@ from ldids.shacl.value import (
     Triple,
     ValueCheck,
     from_rdflib,
+    kinds_of,
     pattern_of,
     to_rdflib,
     value_checks,
@@ -85,8 +86,8 @@ _RuleEntry = tuple["Term | None", tuple[int, ...], Rule, "tuple[int, str] | None
 
 #: What select_lines asks a new term at a group's gate (_Group.probe): a match of the text,
 #: or per rule the index of its test of the predicate and the packed automata of its gate
-#: and its patterns.
-Probe = Callable[[str], object] | tuple[tuple[int | tuple[bytes, bytes], ...], ...]
+#: and its patterns; or what the group gives by the kinds of the terms (_signature).
+Probe = Callable[[str], object] | tuple[tuple[int | tuple[bytes, bytes], ...], ...] | bytes
 
 #: A target rule tried on a term alone: (its gate, its kind tests, its shape, its predicate test).
 _Direct = tuple[Callable[[str], object], tuple["KindTest", ...], "_Shape", "PredicateTest | None"]
@@ -116,6 +117,8 @@ class _Group:
         self.automata: tuple[tuple[Automaton, ...], ...] | None = None
         #: Its bit in the groups a line gives new keys to (:meth:`Plan.groups`).
         self.bit = -1
+        #: What it gives by the kinds and equalities of a statement's terms (:func:`_signature`).
+        self.signature: bytes | None = None
 
     def close(self) -> None:
         # Each rule's own gate, compiled once: tried on a new key once the union has matched.
@@ -172,6 +175,8 @@ class _Group:
         """:attr:`nothing`, where the group's key is the term at its gate alone: its automata
         packed for ``select_lines``, each rule's with the index of its test of the predicate
         in a predicate's class (``tests``, -1 for none), or its match if it has none."""
+        if self.signature is not None:
+            return self.signature
         if self.nothing is None or self.positions != (self.gate_position,):
             return None
         if self.automata is None:
@@ -250,6 +255,38 @@ def _from_start(regex: re.Pattern[str]) -> str:
     return inner if _anchored(regex) and not regex.flags & re.MULTILINE else f"[\\s\\S]*?{inner}"
 
 
+#: The terms a statement of each kind is made of, to try a group's rules on (_signature).
+_KINDS = (ox.NamedNode("urn:ldids:kind"), ox.BlankNode("kind"), ox.Literal("kind"))
+
+
+def _signature(group: _Group, predicate: Term | None) -> bytes | None:
+    """What the group gives per kind of subject and object and equalities of the terms, when
+    its rules look at nothing else (:func:`_kind_only`, no gate, no test of the predicate):
+    a byte per (subject kind + 3 object kind + 9 subject = object + 18 subject = predicate
+    + 36 predicate = object), kinds IRI 0, blank node 1, literal 2; 1 when it gives nothing.
+    None otherwise."""
+    if group.gate is not None or not group.rules:
+        return None
+    if not all(getattr(rule, "kind_only", False) and test is None for rule, _, test in group.rules):
+        return None
+    table = bytearray(72)
+    verb = predicate if predicate is not None else ox.NamedNode("urn:ldids:predicate")
+    for index in range(72):
+        subject_kind, object_kind = index % 3, index // 3 % 3
+        same = (index // 9 % 2 == 1, index // 18 % 2 == 1, index // 36 % 2 == 1)
+        if subject_kind == 2:
+            continue  # no such statement: the line is looked at
+        subject: Term = verb if same[1] else _KINDS[subject_kind] if subject_kind else ox.NamedNode("urn:ldids:s")
+        value: Term = subject if same[0] else verb if same[2] else _KINDS[object_kind]
+        if (kind(subject), kind(value)) != (kind(_KINDS[subject_kind]), kind(_KINDS[object_kind])):
+            continue
+        if (subject == value, subject == verb, verb == value) != same:
+            continue
+        triple = (subject, verb, value)
+        table[index] = not any(rule(triple) for rule, _, _ in group.rules)
+    return bytes(table)
+
+
 def _anchored(regex: re.Pattern[str]) -> bool:
     """Does ``regex`` match at the start of a string only (a leading ``^``, no ``|`` outside groups)?"""
     parsed = re._parser.parse(regex.pattern, regex.flags)  # type: ignore[attr-defined]
@@ -305,9 +342,9 @@ def _target_rules(shapes: Graph, node: Node, shape: _Shape) -> Iterator[_RuleEnt
     if {SH.targetClass, SH.targetNode} & set(shapes.predicates(node, None)) or (node, RDF.type, RDFS.Class) in shapes:
         raise NotStreamableError("sh:targetClass and sh:targetNode need the whole graph")
     for predicate in shapes.objects(node, SH.targetSubjectsOf):
-        yield from_rdflib(predicate), (0,), (lambda triple: shape.of(triple[0])), None, None
+        yield from_rdflib(predicate), (0,), _kind_only(lambda triple: shape.of(triple[0]), shape.checks), None, None
     for predicate in shapes.objects(node, SH.targetObjectsOf):
-        yield from_rdflib(predicate), (2,), (lambda triple: shape.of(triple[2])), None, None
+        yield from_rdflib(predicate), (2,), _kind_only(lambda triple: shape.of(triple[2]), shape.checks), None, None
     for target in shapes.objects(node, SH.target):
         if (target, RDF.type, SH.SPARQLTarget) not in shapes:
             raise NotStreamableError("a target of a custom target type")
@@ -332,7 +369,25 @@ class _TargetRule:
 
 
 def _target_rule(branch: Branch, shape: _Shape) -> Rule:
-    return _TargetRule(branch, shape)
+    return _kind_only(_TargetRule(branch, shape), shape.checks if _plain(branch) else None)
+
+
+def _plain(branch: Branch) -> bool:
+    """Does the branch select from the terms' equalities alone (variables, no FILTER or BIND)?"""
+    return (
+        not branch.steps
+        and not branch.kind_tests
+        and branch.gate is None
+        and branch.predicate_test is None
+        and all(isinstance(want, str) for index, want in enumerate(branch.pattern) if index != 1)
+    )
+
+
+def _kind_only(rule: Rule, checks: list[tuple[URIRef, ValueCheck]] | None) -> Rule:
+    """``rule``, marked when what it gives is nothing or something by the kinds of the terms
+    and which are equal alone: its checks are all of ``sh:nodeKind`` (:func:`_signature`)."""
+    rule.kind_only = checks is not None and all(kinds_of(check) for _, check in checks)  # type: ignore[attr-defined]
+    return rule
 
 
 def _shape_rules(shapes: Graph, node: Node) -> list[_RuleEntry]:
@@ -378,7 +433,7 @@ def _property_rule(shapes: Graph, prop: Node, path: URIRef, shape: _Shape) -> Ru
             if not check(value)
         ]
 
-    return rule
+    return _kind_only(rule, checks)
 
 
 def _sparql_rule(branch: Branch, shape: _Shape, message: str) -> Rule:
@@ -389,7 +444,7 @@ def _sparql_rule(branch: Branch, shape: _Shape, message: str) -> Rule:
         focus = triple[0]
         return [(focus, None, focus, shape.node, SH.SPARQLConstraintComponent, message, shape.severity)]
 
-    return rule
+    return _kind_only(rule, [] if _plain(branch) else None)
 
 
 @dataclass
@@ -456,6 +511,7 @@ def plan(shapes: Graph) -> Plan:
     result = Plan(names, not_streamable)
     for (predicate, _), group in groups.items():
         group.close()
+        group.signature = _signature(group, predicate)
         if predicate is None:
             result.anywhere.append(group)
         else:

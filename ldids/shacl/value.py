@@ -27,6 +27,7 @@ __all__ = [
     "ValueCheck",
     "as_term",
     "from_rdflib",
+    "kinds_of",
     "pattern_of",
     "to_rdflib",
     "value_checks",
@@ -144,6 +145,11 @@ def pattern_of(check: ValueCheck) -> re.Pattern[str] | None:
     return getattr(check, "regex", None)
 
 
+def kinds_of(check: ValueCheck) -> tuple[type, ...] | None:
+    """The kinds of term a check of ``sh:nodeKind`` takes; None for any other check."""
+    return getattr(check, "kinds", None)
+
+
 def _conforms(shapes: Graph, shape: Node) -> ValueCheck:
     if any(True for _ in shapes.objects(shape, SH.property)) or any(True for _ in shapes.objects(shape, SH.sparql)):
         raise NotStreamableError("a shape in a logical constraint has property shapes or SPARQL")
@@ -169,7 +175,9 @@ def _value_check(shapes: Graph, shape: Node, prop: Node, parameter: Node) -> Val
         return lambda node: not isinstance(node, ox.BlankNode) and len(node.value) <= bound
     if prop == SH.nodeKind:
         kinds = _NODE_KINDS[parameter]
-        return lambda node: isinstance(node, kinds)
+        node_kind = lambda node: isinstance(node, kinds)  # noqa: E731
+        node_kind.kinds = kinds  # type: ignore[attr-defined]  # what kinds_of gives
+        return node_kind
     if prop == SH.datatype:
         datatype = from_rdflib(parameter)
         return lambda node: isinstance(node, ox.Literal) and node.datatype == datatype
