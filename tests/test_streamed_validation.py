@@ -11,6 +11,7 @@ import random
 import re
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -399,3 +400,83 @@ def test_each_result_counted_once_as_pyshacl_counts_it(tmp_path: Path) -> None:
         streamed = validate_dump([str(data)], shapes, workers=workers, block_size=64)
         assert streamed.verdict.counts["urn:x:Short"] == len(expected) == 8
         assert sorted(n3(v.focus) for v in streamed.verdict.violations) == sorted(expected)
+
+
+# -- The compiled selection's test of a new term: "its group's rules give nothing" ------------
+
+#: How a term with a given text is written, of each kind a group's kind tests tell apart.
+KINDS = [
+    "<{}>",
+    '"{}"',
+    '"{}"^^<http://www.w3.org/2001/XMLSchema#anyURI>',
+    '"{}"@en',
+    '"{}"^^<http://www.w3.org/2001/XMLSchema#integer>',
+]
+GATED = [group for group in plan(shapes_graph()).anywhere if group.nothing is not None]
+
+
+def _term(written: str) -> object:
+    return next(iter(ox.parse(f"<urn:s> <urn:p> {written} .".encode(), ox.RdfFormat.N_TRIPLES))).object
+
+
+def test_the_shipped_groups_have_a_test_of_nothing() -> None:
+    # The groups of terms anywhere (subjects, objects) are those of the shipped syntax shapes.
+    assert len(GATED) == 2
+    assert all(group.probe() is not None for group in GATED)
+    # The owl:sameAs shape's groups give nothing or something by the terms' kinds and
+    # equality alone (nodeKind, and the query of a link to itself): a table, not a parse.
+    same_as = plan(shapes_graph()).by_predicate[ox.NamedNode("http://www.w3.org/2002/07/owl#sameAs")]
+    assert [group.signature is not None for group in same_as] == [True, True]
+    # The dc:identifier target's BINDs and REPLACEs go the whole way.
+    identifier = plan(shapes_graph()).by_predicate[ox.NamedNode("http://purl.org/dc/elements/1.1/identifier")]
+    assert [group.probe() for group in identifier] == [None]
+
+
+@pytest.mark.parametrize("group", GATED, ids=lambda group: str(group.positions))
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_a_term_the_test_passes_gives_nothing(group: object, data: st.DataObject) -> None:
+    """Exact on one side: a text the test matches gives nothing, whatever the term's kind;
+    texts drawn from the gates (identifier-like), the shipped forms, and edits of both."""
+    sources = [regex for regex in SHAPE_REGEXES if needles(regex) is not None]
+    drawn = data.draw(
+        st.one_of(
+            st.sampled_from([term.split('"')[1] if term.startswith('"') else term[1:-1] for term in OBJECTS]),
+            st.sampled_from(sources).flatmap(lambda regex: st.from_regex(regex)),
+        )
+    )
+    cut = data.draw(st.integers(0, len(drawn)))
+    text = data.draw(st.sampled_from([drawn, drawn[:cut], drawn.upper(), drawn + "#x", drawn.replace(":", "%3a")]))
+    text = "".join(c for c in text if c not in '<>"{}|^`\\' and (c.isprintable() and c.strip()))
+    written = data.draw(st.sampled_from(KINDS)).format(text)
+    if written.startswith("<") and not text:
+        return
+    try:
+        term = _term(written)
+    except SyntaxError:
+        return
+    if group.nothing.match(text) is not None:  # type: ignore[attr-defined]
+        assert group._fresh(term) == (), written  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("text", "nothing"),
+    [
+        # canonical and valid: every shape that selects it holds
+        ("info:fedora/demo:1", True),
+        ("http://purl.org/poi/arXiv.org/a", True),
+        ("hdl:1765/315", True),
+        ("http://example.org/other", True),  # no gate: no shape selects it
+        ("just text", True),
+        # not canonical, or not valid: a shape that selects it reports it
+        ("INFO:FEDORA/demo:1", False),
+        ("info:fedora/demo%3a1", False),
+        ("oai:arXiv.org:hep-th/9901001", False),
+        ("hdl:100.102/abcdefabcdefabcdefabcdefabcdefab", False),
+        ("https://hdl.handle.net/1765/315", False),
+        ("info:fedora/demo:1\n", False),
+    ],
+)
+def test_the_test_of_nothing(text: str, nothing: bool) -> None:
+    for group in GATED:
+        assert (group.nothing.match(text) is not None) == nothing  # type: ignore[union-attr]

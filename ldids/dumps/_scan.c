@@ -2340,6 +2340,16 @@ typedef struct {
     int with_predicate; /* the key holds the predicate too (rules that test it apart) */
     int gate;           /* the position whose term must hold a needle, or -1 */
     Needles needles;
+    /* None, or probe(text) -> match or None: given the text of a new term at the gate (one
+     * with no escape), a match when the group's rules give nothing for it, so the line need
+     * not be parsed for this group (ldids.shacl.streamed, _Group.nothing). */
+    PyObject *probe;
+    /* Or the same test as automata (ldids.shacl.dfa), per rule its gate's and its patterns':
+     * a tuple of tuples of (257 next states per state, a flag byte per state). */
+    int automata;
+    /* Or what the group gives by the kinds of the subject and object and which terms are
+     * equal: 72 bytes, 1 where it gives nothing (ldids.shacl.streamed, _signature). */
+    int signature;
 } Group;
 
 static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *line, const Terms *terms, int index) {
@@ -2354,9 +2364,11 @@ static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *
     return 0;
 }
 
-/* Has the group seen this statement's key? 1 if so, 0 if not (it is remembered now), -1 on error. */
+/* Has the group seen this statement's key? 1 if so, 0 if not (it is remembered now), 2 if the
+ * key cannot be made yet (the Python side has not seen the predicate), -1 on error. The class
+ * of the predicate, if the key holds it, is put in *class_of (borrowed). */
 static int group_seen(const Group *group, Py_ssize_t number, PyObject *memo, Py_ssize_t memo_size,
-                      PyObject *classes, const unsigned char *line, const Terms *terms) {
+                      PyObject *classes, const unsigned char *line, const Terms *terms, PyObject **class_of) {
     PyObject *class = NULL;
     if (group->with_predicate) {
         /* The rules test the predicate apart: the key holds what the tests say of it (its
@@ -2369,8 +2381,9 @@ static int group_seen(const Group *group, Py_ssize_t number, PyObject *memo, Py_
         class = PyDict_GetItemWithError(classes, predicate);
         Py_DECREF(predicate);
         if (class == NULL || !PyBytes_Check(class)) {
-            return PyErr_Occurred() ? -1 : 0;
+            return PyErr_Occurred() ? -1 : 2;
         }
+        *class_of = class;
     }
     Py_ssize_t length = 1 + (class == NULL ? 0 : PyBytes_GET_SIZE(class));
     PyObject *key = PyBytes_FromStringAndSize(NULL, length);
@@ -2419,9 +2432,155 @@ static int escaped(const unsigned char *s, Py_ssize_t length, int any_escape) {
     return 0;
 }
 
-static int groups_init(PyObject *descriptions, Group *groups) {
+/* Is every automaton of a probe whole (each next state a state)? A probe is rules of (the
+ * index of the rule's test of the predicate in a class, or -1; then (table, flags) of its
+ * gate's automaton and of each of its patterns'). */
+static int automata_init(PyObject *rules) {
+    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
+        PyObject *rule = PyTuple_GET_ITEM(rules, r);
+        if (!PyTuple_Check(rule) || PyTuple_GET_SIZE(rule) < 2 || !PyLong_Check(PyTuple_GET_ITEM(rule, 0))) {
+            goto bad;
+        }
+        for (Py_ssize_t k = 1; k < PyTuple_GET_SIZE(rule); k++) {
+            PyObject *automaton = PyTuple_GET_ITEM(rule, k);
+            if (!PyTuple_Check(automaton) || PyTuple_GET_SIZE(automaton) != 2) {
+                goto bad;
+            }
+            PyObject *table = PyTuple_GET_ITEM(automaton, 0), *flags = PyTuple_GET_ITEM(automaton, 1);
+            if (!PyBytes_Check(table) || !PyBytes_Check(flags) || PyBytes_GET_SIZE(flags) < 1 ||
+                PyBytes_GET_SIZE(table) != PyBytes_GET_SIZE(flags) * 257 * (Py_ssize_t)sizeof(uint32_t)) {
+                goto bad;
+            }
+            const uint32_t *next = (const uint32_t *)PyBytes_AS_STRING(table);
+            Py_ssize_t states = PyBytes_GET_SIZE(flags);
+            for (Py_ssize_t i = 0; i < states * 257; i++) {
+                if (next[i] >= (uint32_t)states) {
+                    goto bad;
+                }
+            }
+        }
+    }
+    return 0;
+bad:
+    PyErr_SetString(PyExc_ValueError, "automata are rules of (257 uint32 next states per state, a flag byte per state)");
+    return -1;
+}
+
+/* Does the automaton accept the text? Bit 1 of a state's flags: it accepts; bit 2: every
+ * symbol leads back to it, so the answer is known. */
+static int automaton_accepts(PyObject *automaton, const unsigned char *text, Py_ssize_t length) {
+    const uint32_t *next = (const uint32_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 0));
+    const unsigned char *flags = (const unsigned char *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 1));
+    uint32_t state = 0;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (flags[state] & 2) {
+            return flags[state] & 1;
+        }
+        state = next[(size_t)state * 257 + text[i]];
+    }
+    return flags[next[(size_t)state * 257 + 256]] & 1;
+}
+
+/* Do the rules give nothing for the text: for each, its gate's automaton does not accept it,
+ * or every one of its patterns' does? */
+static int automata_clean(PyObject *rules, const unsigned char *text, Py_ssize_t length, PyObject *class) {
+    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
+        PyObject *rule = PyTuple_GET_ITEM(rules, r);
+        /* A rule whose test of the predicate fails gives nothing on this statement. */
+        Py_ssize_t test = PyLong_AsSsize_t(PyTuple_GET_ITEM(rule, 0));
+        if (test >= 0 && class != NULL && test < PyBytes_GET_SIZE(class) && PyBytes_AS_STRING(class)[test] == 0) {
+            continue;
+        }
+        if (!automaton_accepts(PyTuple_GET_ITEM(rule, 1), text, length)) {
+            continue;
+        }
+        for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(rule); k++) {
+            if (!automaton_accepts(PyTuple_GET_ITEM(rule, k), text, length)) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+static int term_kind(const unsigned char *line, const Terms *terms, int index) {
+    unsigned char first = line[terms->start[index]];
+    return first == '<' ? 0 : first == '_' ? 1 : 2;
+}
+
+static int same_term(const unsigned char *line, const Terms *terms, int a, int b) {
+    Py_ssize_t length = terms->stop[a] - terms->start[a];
+    return length == terms->stop[b] - terms->start[b] &&
+           memcmp(line + terms->start[a], line + terms->start[b], (size_t)length) == 0;
+}
+
+/* Does the group give nothing, by its signature table? Terms written alike are equal; an IRI
+ * or blank node is written one way without escapes (a line with a \\u is looked at whole),
+ * and a literal is never equal to the subject or predicate, nor written like them. */
+static int signature_clean(PyObject *table, const unsigned char *line, const Terms *terms) {
+    int index = term_kind(line, terms, 0) + 3 * term_kind(line, terms, 2) + 9 * same_term(line, terms, 0, 2) +
+                18 * same_term(line, terms, 0, 1) + 36 * same_term(line, terms, 1, 2);
+    return PyBytes_AS_STRING(table)[index] == 1;
+}
+
+/* Does the group's probe say the term gives nothing? It is given the text of an IRI or the
+ * lexical form of a literal, which a term with no escape holds as they are (N-Triples [8],
+ * [9]); it answers with a match, or None. 1 if it matches; 0 if not, or if the term holds an
+ * escape; -1 on error. */
+static int probe_clean(const Group *group, const unsigned char *term, Py_ssize_t length, PyObject *class) {
+    if (length < 2 || memchr(term, '\\', (size_t)length) != NULL) {
+        return 0;
+    }
+    Py_ssize_t stop = length - 1; /* an IRI: <...> */
+    if (term[0] == '"') {
+        while (stop > 0 && term[stop] != '"') {
+            stop--;
+        }
+    } else if (term[0] != '<') {
+        return 0;
+    }
+    if (stop < 1) {
+        return 0;
+    }
+    if (group->automata) {
+        return automata_clean(group->probe, term + 1, stop - 1, class);
+    }
+    PyObject *text = PyUnicode_DecodeUTF8((const char *)term + 1, stop - 1, "strict");
+    if (text == NULL) {
+        return -1;
+    }
+    PyObject *answer = PyObject_CallOneArg(group->probe, text);
+    Py_DECREF(text);
+    if (answer == NULL) {
+        return -1;
+    }
+    int clean = answer != Py_None;
+    Py_DECREF(answer);
+    return clean;
+}
+
+static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) {
+    if (probes != Py_None && (!PyTuple_Check(probes) || PyTuple_GET_SIZE(probes) != PyTuple_GET_SIZE(descriptions))) {
+        PyErr_SetString(PyExc_ValueError, "probes is None or a tuple of one callable or None per group");
+        return -1;
+    }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(descriptions); i++) {
         Group *group = &groups[i];
+        group->probe = probes == Py_None ? Py_None : PyTuple_GET_ITEM(probes, i);
+        group->signature = PyBytes_Check(group->probe);
+        if (group->signature && PyBytes_GET_SIZE(group->probe) != 72) {
+            PyErr_SetString(PyExc_ValueError, "a signature table is 72 bytes");
+            return -1;
+        }
+        group->automata = PyTuple_Check(group->probe);
+        if (group->automata) {
+            if (automata_init(group->probe) < 0) {
+                return -1;
+            }
+        } else if (group->probe != Py_None && !group->signature && !PyCallable_Check(group->probe)) {
+            PyErr_SetString(PyExc_TypeError, "a probe is a callable, automata, a signature table or None");
+            return -1;
+        }
         PyObject *positions;
         if (!PyArg_ParseTuple(PyTuple_GET_ITEM(descriptions, i), "OO!piO!O!", &group->predicate, &PyBytes_Type,
                               &positions, &group->with_predicate, &group->gate, &PyTuple_Type,
@@ -2453,18 +2612,18 @@ static int groups_init(PyObject *descriptions, Group *groups) {
 static PyObject *select_lines(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
-    PyObject *descriptions, *memo, *classes;
+    PyObject *descriptions, *memo, *classes, *probes = Py_None;
     Needles line_needles;
     int every, any_escape;
     Py_ssize_t memo_size;
-    if (!PyArg_ParseTuple(args, "y*O!O!O!ppO!nO!", &data, &PyTuple_Type, &descriptions, &PyTuple_Type,
+    if (!PyArg_ParseTuple(args, "y*O!O!O!ppO!nO!|O", &data, &PyTuple_Type, &descriptions, &PyTuple_Type,
                           &line_needles.folded, &PyTuple_Type, &line_needles.exact, &every, &any_escape,
-                          &PyDict_Type, &memo, &memo_size, &PyDict_Type, &classes)) {
+                          &PyDict_Type, &memo, &memo_size, &PyDict_Type, &classes, &probes)) {
         return NULL;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(descriptions);
     Group *groups = count > 0 && count < 256 ? PyMem_Malloc((size_t)count * sizeof(Group)) : NULL;
-    PyObject *indexes = PyList_New(0), *result = NULL;
+    PyObject *indexes = PyList_New(0), *masks = PyList_New(0), *result = NULL;
     Buffer out = {NULL, NULL, 0, 0, 0};
     if (count == 0 || count >= 256 || memo_size < 1) {
         PyErr_SetString(PyExc_ValueError, "1 to 255 groups and a memo of at least 1 entry");
@@ -2479,7 +2638,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
             }
         }
     }
-    if (groups == NULL || indexes == NULL || groups_init(descriptions, groups) < 0 || buffer_reserve(&out, 1 << 12) < 0) {
+    if (groups == NULL || indexes == NULL || masks == NULL || groups_init(descriptions, probes, groups) < 0 || buffer_reserve(&out, 1 << 12) < 0) {
         if (groups == NULL) {
             PyErr_NoMemory();
         }
@@ -2508,6 +2667,9 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
             goto done;
         }
         int selected = 0;
+        /* The groups that have a new key in the line (bit g for group g); all, for a line the
+         * groups are not asked of (malformed, or with an escape). */
+        unsigned long long mask = ~0ULL;
         if (!ok) {
             if (nothing(line, body)) {
                 continue;
@@ -2519,7 +2681,11 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
             if (!selected && !every && !is_candidate(&line_needles, line, body)) {
                 continue;
             }
-            for (Py_ssize_t g = 0; g < count && !selected; g++) {
+            if (!selected) {
+                mask = 0;
+            }
+            /* Every group is asked: those whose key is new are the ones to check the line. */
+            for (Py_ssize_t g = 0; g < count && mask != ~0ULL; g++) {
                 const Group *group = &groups[g];
                 if (group->predicate != Py_None &&
                     !(PyBytes_GET_SIZE(group->predicate) == terms.stop[1] - terms.start[1] &&
@@ -2534,16 +2700,37 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                         continue;
                     }
                 }
-                int seen = group_seen(group, g, memo, memo_size, classes, line, &terms);
+                PyObject *class = NULL;
+                int seen = group_seen(group, g, memo, memo_size, classes, line, &terms, &class);
                 if (seen < 0) {
                     goto done;
                 }
-                selected = !seen;
+                if (seen == 2) {
+                    seen = 0; /* the line is parsed: the Python side learns its predicate */
+                } else if (!seen && group->signature) {
+                    seen = signature_clean(group->probe, line, &terms);
+                } else if (!seen && group->probe != Py_None && group->gate >= 0) {
+                    seen = probe_clean(group, line + terms.start[group->gate],
+                                       terms.stop[group->gate] - terms.start[group->gate], class);
+                    if (seen < 0) {
+                        goto done;
+                    }
+                }
+                if (!seen) {
+                    selected = 1;
+                    mask |= g < 64 ? 1ULL << g : ~0ULL;
+                }
             }
         }
         if (!selected) {
             continue;
         }
+        PyObject *bits = PyLong_FromUnsignedLongLong(mask);
+        if (bits == NULL || PyList_Append(masks, bits) < 0) {
+            Py_XDECREF(bits);
+            goto done;
+        }
+        Py_DECREF(bits);
         PyObject *at = PyLong_FromSsize_t(index);
         if (at == NULL || PyList_Append(indexes, at) < 0) {
             Py_XDECREF(at);
@@ -2560,12 +2747,13 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
     {
         PyObject *output = buffer_finish(&out);
         if (output != NULL) {
-            result = Py_BuildValue("(nNO)", statements, output, indexes);
+            result = Py_BuildValue("(nNOO)", statements, output, indexes, masks);
         }
     }
 done:
     Py_XDECREF(out.object);
     Py_XDECREF(indexes);
+    Py_XDECREF(masks);
     PyMem_Free(groups);
     PyBuffer_Release(&data);
     return result;
@@ -2578,9 +2766,11 @@ static PyMethodDef methods[] = {
      "output is a new bytes object, or into (a bytearray, its contents replaced).\n"
      "The per-line loop of ldids.dumps.stream.process_block; see ldids/dumps/stream.py."},
     {"select_lines", select_lines, METH_VARARGS,
-     "select_lines(data, groups, folded, exact, every, any_escape, memo, memo_size, classes) -> (statements, selected, indexes)\n\n"
+     "select_lines(data, groups, folded, exact, every, any_escape, memo, memo_size, classes, probes=None)\n"
+     "-> (statements, selected, indexes, masks)\n\n"
      "The lines of a block the streamed checks of shapes must see, joined (each ends with LF), and\n"
-     "their indexes in the block (counted in LFs); see ldids/shacl/prefilter.py."},
+     "their indexes in the block (counted in LFs), and for each the groups (bit g for group g) whose\n"
+     "key in it is new; see ldids/shacl/prefilter.py."},
     {NULL, NULL, 0, NULL},
 };
 

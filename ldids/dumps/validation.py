@@ -66,12 +66,31 @@ def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[in
     the grammar and those the checks cannot select from are passed over
     (:mod:`ldids.shacl.prefilter`); in Python otherwise (or with ``LDIDS_PURE_PYTHON=1``),
     every statement is parsed and checked. The same results either way, the first line of
-    each result in this process included."""
+    each result in this process included.
+
+    This is the per-block entry point: a process that writes N-Triples a block at a time (a
+    normalize worker, on its own output) checks each block as it goes with the plan it was
+    forked with (``checks = plan(shapes)`` once, before the workers start). What a process
+    remembers (the keys its groups have seen, bounded) lives as long as ``checks``; results
+    are rows ``(line, focus, path, value, shape, component, message, severity, graph)``
+    with the terms as N-Triples text. A result given before in this process is seldom given
+    again (the keys are remembered in bounded memos), never reliably: rows from one process
+    or several are merged with a de-duplication, as ``validate_dump`` merges them (one
+    digest per result)."""
     if _scan is None or os.environ.get("LDIDS_PURE_PYTHON"):
         return _checked(checks, bytes(data), lambda: _statement_lines(data, first_line))
     sieve, memo, classes = _selection(checks)
-    statements, selected, indexes = _scan.select_lines(
-        data, sieve.groups, sieve.folded, sieve.exact, sieve.every, sieve.any_escape, memo, MEMO_LIMIT, classes
+    statements, selected, indexes, masks = _scan.select_lines(
+        data,
+        sieve.groups,
+        sieve.folded,
+        sieve.exact,
+        sieve.every,
+        sieve.any_escape,
+        memo,
+        MEMO_LIMIT,
+        classes,
+        sieve.probes,
     )
     numbers = [first_line + index for index in indexes]
 
@@ -80,7 +99,7 @@ def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[in
             raw, found = sieve.predicate_class(term)
             classes[raw] = found
 
-    count, rows = _checked(checks, selected, lambda: numbers, predicate)
+    count, rows = _checked(checks, selected, lambda: numbers, predicate, masks)
     if count != len(numbers):
         # A line the grammar refused that the parser reads as no statement: line by line.
         rows = []
@@ -102,10 +121,15 @@ def _selection(checks: Plan) -> tuple[Prefilter, dict[bytes, None], dict[bytes, 
 
 
 def _checked(
-    checks: Plan, data: bytes, lines: Callable[[], list[int]], new_predicate: Callable[[Term], None] | None = None
+    checks: Plan,
+    data: bytes,
+    lines: Callable[[], list[int]],
+    new_predicate: Callable[[Term], None] | None = None,
+    groups: list[int] | None = None,
 ) -> tuple[int, list[_Row]]:
-    """The statements of ``data`` checked one by one; ``lines()`` numbers them, and
-    ``new_predicate`` is told of each predicate the first time it comes."""
+    """The statements of ``data`` checked one by one; ``lines()`` numbers them,
+    ``new_predicate`` is told of each predicate the first time it comes, and ``groups`` says,
+    per statement, which groups check it (those with a new key in it: select_lines)."""
     found: list[tuple[int, Finding, str | None]] = []
     count = 0
     check = checks.check
@@ -115,7 +139,8 @@ def _checked(
             if new_predicate is not None and quad.predicate not in predicates:
                 predicates.add(quad.predicate)
                 new_predicate(quad.predicate)
-            results = check((quad.subject, quad.predicate, quad.object))
+            mask = groups[count - 1] if groups is not None and count <= len(groups) else -1
+            results = check((quad.subject, quad.predicate, quad.object), mask)
             if results:
                 graph = quad.graph_name
                 for result in results:

@@ -12,6 +12,10 @@ occurs (and no escape) gives the group nothing; a line with an escape is looked 
 The compiled loop (``ldids/dumps/_scan.c``, ``select_lines``) applies it line by line, and
 also passes over a statement whose terms a group has seen already in this process: that
 group's results for them were given on an earlier line, and SHACL reports a result once.
+A new term at a group's gate is first put to the group's test of "gives nothing"
+(``_Group.nothing``: its gates and the shapes' ``sh:pattern``s, one regular expression), called
+from the compiled loop on the term's text: a line is parsed only for a term that may give a
+result.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from ldids.shacl.streamed import Plan, PredicateTest
+from ldids.shacl.streamed import Plan, PredicateTest, Probe
 from ldids.shacl.value import Term
 
 __all__ = ["Prefilter", "needles", "prefilter"]
@@ -147,6 +151,9 @@ class Prefilter:
     #: The tests of the predicate that rules of groups ``with_predicate`` make apart: a
     #: predicate's class (:meth:`predicate_class`) stands for it in their keys.
     tests: tuple[PredicateTest, ...]
+    #: Per group, its :meth:`~ldids.shacl.streamed._Group.clean` or None: asked by
+    #: ``select_lines`` of a new term at the gate.
+    probes: tuple[Probe | None, ...] = ()
 
     def predicate_class(self, predicate: Term) -> tuple[bytes, bytes]:
         """(the predicate as an N-Triples IRI, what the tests say of it), for ``select_lines``."""
@@ -164,9 +171,11 @@ def prefilter(checks: Plan) -> Prefilter:
     groups: list[GroupTable] = []
     line: set[tuple[str, bool]] = set()
     every = False
+    # In the order of Plan.groups: select_lines gives each line's groups as their bits.
     grouped = [(None, group) for group in checks.anywhere] + [
         (predicate, group) for predicate, found in checks.by_predicate.items() for group in found
     ]
+    assert [group for _, group in grouped] == checks.groups()
     for predicate, group in grouped:
         iri = None if predicate is None else f"<{predicate.value}>"
         found = None if group.regex is None else needles(group.regex)
@@ -196,4 +205,13 @@ def prefilter(checks: Plan) -> Prefilter:
         spelled & set(group[0].decode()) for group in groups if group[0] is not None
     )
     tests = tuple(test for _, group in grouped for _, _, test in group.rules if test is not None)
-    return Prefilter(tuple(groups), folded, exact, every, any_escape, tests)
+    # Each rule's test of the predicate: its index in a predicate's class (predicate_class).
+    indexes: list[list[int]] = []
+    count = 0
+    for _, group in grouped:
+        indexes.append([])
+        for _, _, test in group.rules:
+            indexes[-1].append(-1 if test is None else count)
+            count += test is not None
+    probes = tuple(group.probe(found) for (_, group), found in zip(grouped, indexes, strict=True))
+    return Prefilter(tuple(groups), folded, exact, every, any_escape, tests, probes)

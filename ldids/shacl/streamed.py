@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import pyoxigraph as ox
@@ -43,6 +43,7 @@ from rdflib.term import Literal, Node, URIRef
 
 from ldids.passes.decision import evict_oldest_half
 from ldids.shacl.branch import MEMO_LIMIT, Branch, KindTest, query_branches
+from ldids.shacl.dfa import Automaton, UnsupportedError, search
 from ldids.shacl.expression import kind
 from ldids.shacl.pyregex import UntranslatableError, to_python
 from ldids.shacl.value import (
@@ -51,11 +52,13 @@ from ldids.shacl.value import (
     Triple,
     ValueCheck,
     from_rdflib,
+    kinds_of,
+    pattern_of,
     to_rdflib,
     value_checks,
 )
 
-__all__ = ["MEMO_LIMIT", "Finding", "NotStreamableError", "Plan", "from_rdflib", "plan", "to_rdflib"]
+__all__ = ["MEMO_LIMIT", "Finding", "NotStreamableError", "Plan", "Probe", "from_rdflib", "plan", "to_rdflib"]
 
 #: (focus, path, value, shape, component, message, severity) of one result, as a shape says
 #: it; the focus and value nodes as pyoxigraph read them, made rdflib terms only when a
@@ -81,6 +84,11 @@ PredicateTest = Callable[[Term], bool]
 _RuleEntry = tuple["Term | None", tuple[int, ...], Rule, "tuple[int, str] | None", "PredicateTest | None"]
 
 
+#: What select_lines asks a new term at a group's gate (_Group.probe): a match of the text,
+#: or per rule the index of its test of the predicate and the packed automata of its gate
+#: and its patterns; or what the group gives by the kinds of the terms (_signature).
+Probe = Callable[[str], object] | tuple[tuple[int | tuple[bytes, bytes], ...], ...] | bytes
+
 #: A target rule tried on a term alone: (its gate, its kind tests, its shape, its predicate test).
 _Direct = tuple[Callable[[str], object], tuple["KindTest", ...], "_Shape", "PredicateTest | None"]
 
@@ -102,6 +110,15 @@ class _Group:
         self.tried: list[tuple[Rule, Callable[[Triple], bool] | None, PredicateTest | None]] = []
         #: The rules as :meth:`_take_direct` tries them, when it can.
         self.direct: list[_Direct] = []
+        #: Matches the text of a term (an IRI's, a literal's lexical form) the rules give
+        #: nothing for, whatever its kind (:func:`_nothing`); None if it cannot be written.
+        self.nothing: re.Pattern[str] | None = None
+        #: :attr:`nothing` as automata over UTF-8 bytes (:func:`_automata`), if it has them.
+        self.automata: tuple[tuple[Automaton, ...], ...] | None = None
+        #: Its bit in the groups a line gives new keys to (:meth:`Plan.groups`).
+        self.bit = -1
+        #: What it gives by the kinds and equalities of a statement's terms (:func:`_signature`).
+        self.signature: bytes | None = None
 
     def close(self) -> None:
         # Each rule's own gate, compiled once: tried on a new key once the union has matched.
@@ -134,6 +151,8 @@ class _Group:
             find = regex.match if _anchored(regex) else regex.search
             direct.append((find, tuple(kind_test for _, kind_test in rule.branch.kind_tests), rule.shape, test))
         self.direct = direct
+        self.nothing = _nothing([(gate, shape) for gate, _, shape, _ in direct])
+        self.automata = None if self.nothing is None else _automata([(gate, shape) for gate, _, shape, _ in direct])
 
     def _fresh(self, term: Term) -> tuple[tuple[PredicateTest | None, tuple[Finding, ...]], ...]:
         """What the rules find for a term not in the memo (:meth:`_take_direct`)."""
@@ -151,6 +170,22 @@ class _Group:
                 if results:
                     found.append((test, tuple(results)))
         return tuple(found)
+
+    def probe(self, tests: Sequence[int] = ()) -> Probe | None:
+        """:attr:`nothing`, where the group's key is the term at its gate alone: its automata
+        packed for ``select_lines``, each rule's with the index of its test of the predicate
+        in a predicate's class (``tests``, -1 for none), or its match if it has none."""
+        if self.signature is not None:
+            return self.signature
+        if self.nothing is None or self.positions != (self.gate_position,):
+            return None
+        if self.automata is None:
+            return self.nothing.match
+        indexes = list(tests) or [-1] * len(self.automata)
+        return tuple(
+            (index, *(automaton.packed() for automaton in rule))
+            for index, rule in zip(indexes, self.automata, strict=True)
+        )
 
     def findings(self, triple: Triple) -> list[Finding] | tuple[Finding, ...]:
         if self.gate is not None:
@@ -180,6 +215,76 @@ class _Group:
         if len(found) == 1 and found[0][0] is None:
             return found[0][1]
         return [result for test, results in found if test is None or test(triple[1]) for result in results]
+
+
+def _nothing(rules: list[tuple[Callable[[str], object], _Shape]]) -> re.Pattern[str] | None:
+    """One regular expression that matches (at the start) the texts for which every rule's
+    gate fails or its shape's checks all hold, when these are all ``sh:pattern``: a term
+    that is no blank node whose text it matches gives those rules nothing, whatever its kind
+    (a kind test can only turn a rule away). Each part is a look-ahead from the start, where
+    one anchored at the start is a match and any other a search (``[\\s\\S]*?`` first),
+    under its own flags. None when a check is of another kind."""
+    parts = []
+    for find, shape in rules:
+        gate: re.Pattern[str] = find.__self__  # type: ignore[attr-defined]  # a compiled match or search
+        patterns = [pattern_of(check) for _, check in shape.checks]
+        if not all(patterns):
+            return None
+        holds = "".join(f"(?={_from_start(pattern)})" for pattern in patterns if pattern is not None)
+        parts.append(f"(?:(?!{_from_start(gate)}){'|' + holds if holds else ''})")
+    return re.compile("".join(parts))
+
+
+def _automata(rules: list[tuple[Callable[[str], object], _Shape]]) -> tuple[tuple[Automaton, ...], ...] | None:
+    """:func:`_nothing` as automata (:mod:`ldids.shacl.dfa`): per rule, its gate's, then those
+    of its shape's patterns, each a search; the term gives nothing when, for each rule, the
+    gate's does not accept or every pattern's does. None where a regular expression has none."""
+    try:
+        return tuple(
+            (search(find.__self__), *(search(pattern_of(check)) for _, check in shape.checks))  # type: ignore[attr-defined]
+            for find, shape in rules
+        )
+    except UnsupportedError:
+        return None
+
+
+def _from_start(regex: re.Pattern[str]) -> str:
+    """``regex`` as a part of a larger one, that matches at the start where it finds a match."""
+    flags = "".join(letter for letter, flag in (("i", re.I), ("m", re.M), ("s", re.S)) if regex.flags & flag)
+    inner = f"(?{flags}:{regex.pattern})" if flags else f"(?:{regex.pattern})"
+    return inner if _anchored(regex) and not regex.flags & re.MULTILINE else f"[\\s\\S]*?{inner}"
+
+
+#: The terms a statement of each kind is made of, to try a group's rules on (_signature).
+_KINDS = (ox.NamedNode("urn:ldids:kind"), ox.BlankNode("kind"), ox.Literal("kind"))
+
+
+def _signature(group: _Group, predicate: Term | None) -> bytes | None:
+    """What the group gives per kind of subject and object and equalities of the terms, when
+    its rules look at nothing else (:func:`_kind_only`, no gate, no test of the predicate):
+    a byte per (subject kind + 3 object kind + 9 subject = object + 18 subject = predicate
+    + 36 predicate = object), kinds IRI 0, blank node 1, literal 2; 1 when it gives nothing.
+    None otherwise."""
+    if group.gate is not None or not group.rules:
+        return None
+    if not all(getattr(rule, "kind_only", False) and test is None for rule, _, test in group.rules):
+        return None
+    table = bytearray(72)
+    verb = predicate if predicate is not None else ox.NamedNode("urn:ldids:predicate")
+    for index in range(72):
+        subject_kind, object_kind = index % 3, index // 3 % 3
+        same = (index // 9 % 2 == 1, index // 18 % 2 == 1, index // 36 % 2 == 1)
+        if subject_kind == 2:
+            continue  # no such statement: the line is looked at
+        subject: Term = verb if same[1] else _KINDS[subject_kind] if subject_kind else ox.NamedNode("urn:ldids:s")
+        value: Term = subject if same[0] else verb if same[2] else _KINDS[object_kind]
+        if (kind(subject), kind(value)) != (kind(_KINDS[subject_kind]), kind(_KINDS[object_kind])):
+            continue
+        if (subject == value, subject == verb, verb == value) != same:
+            continue
+        triple = (subject, verb, value)
+        table[index] = not any(rule(triple) for rule, _, _ in group.rules)
+    return bytes(table)
 
 
 def _anchored(regex: re.Pattern[str]) -> bool:
@@ -237,9 +342,9 @@ def _target_rules(shapes: Graph, node: Node, shape: _Shape) -> Iterator[_RuleEnt
     if {SH.targetClass, SH.targetNode} & set(shapes.predicates(node, None)) or (node, RDF.type, RDFS.Class) in shapes:
         raise NotStreamableError("sh:targetClass and sh:targetNode need the whole graph")
     for predicate in shapes.objects(node, SH.targetSubjectsOf):
-        yield from_rdflib(predicate), (0,), (lambda triple: shape.of(triple[0])), None, None
+        yield from_rdflib(predicate), (0,), _kind_only(lambda triple: shape.of(triple[0]), shape.checks), None, None
     for predicate in shapes.objects(node, SH.targetObjectsOf):
-        yield from_rdflib(predicate), (2,), (lambda triple: shape.of(triple[2])), None, None
+        yield from_rdflib(predicate), (2,), _kind_only(lambda triple: shape.of(triple[2]), shape.checks), None, None
     for target in shapes.objects(node, SH.target):
         if (target, RDF.type, SH.SPARQLTarget) not in shapes:
             raise NotStreamableError("a target of a custom target type")
@@ -264,7 +369,25 @@ class _TargetRule:
 
 
 def _target_rule(branch: Branch, shape: _Shape) -> Rule:
-    return _TargetRule(branch, shape)
+    return _kind_only(_TargetRule(branch, shape), shape.checks if _plain(branch) else None)
+
+
+def _plain(branch: Branch) -> bool:
+    """Does the branch select from the terms' equalities alone (variables, no FILTER or BIND)?"""
+    return (
+        not branch.steps
+        and not branch.kind_tests
+        and branch.gate is None
+        and branch.predicate_test is None
+        and all(isinstance(want, str) for index, want in enumerate(branch.pattern) if index != 1)
+    )
+
+
+def _kind_only(rule: Rule, checks: list[tuple[URIRef, ValueCheck]] | None) -> Rule:
+    """``rule``, marked when what it gives is nothing or something by the kinds of the terms
+    and which are equal alone: its checks are all of ``sh:nodeKind`` (:func:`_signature`)."""
+    rule.kind_only = checks is not None and all(kinds_of(check) for _, check in checks)  # type: ignore[attr-defined]
+    return rule
 
 
 def _shape_rules(shapes: Graph, node: Node) -> list[_RuleEntry]:
@@ -310,7 +433,7 @@ def _property_rule(shapes: Graph, prop: Node, path: URIRef, shape: _Shape) -> Ru
             if not check(value)
         ]
 
-    return rule
+    return _kind_only(rule, checks)
 
 
 def _sparql_rule(branch: Branch, shape: _Shape, message: str) -> Rule:
@@ -321,7 +444,7 @@ def _sparql_rule(branch: Branch, shape: _Shape, message: str) -> Rule:
         focus = triple[0]
         return [(focus, None, focus, shape.node, SH.SPARQLConstraintComponent, message, shape.severity)]
 
-    return rule
+    return _kind_only(rule, [] if _plain(branch) else None)
 
 
 @dataclass
@@ -334,18 +457,25 @@ class Plan:
     anywhere: list[_Group] = field(default_factory=list)
     by_predicate: dict[Term, list[_Group]] = field(default_factory=dict)
 
-    def check(self, triple: Triple) -> list[Finding]:
-        """The results one statement (pyoxigraph terms) gives."""
+    def check(self, triple: Triple, groups: int = -1) -> list[Finding]:
+        """The results one statement (pyoxigraph terms) gives, of the groups whose bits
+        (:meth:`groups`) are set in ``groups`` (every group by default)."""
         found: list[Finding] = []
         for group in self.anywhere:
-            results = group.findings(triple)
-            if results:
-                found.extend(results)
+            if group.bit & groups:
+                results = group.findings(triple)
+                if results:
+                    found.extend(results)
         for group in self.by_predicate.get(triple[1], ()):
-            results = group.findings(triple)
-            if results:
-                found.extend(results)
+            if group.bit & groups:
+                results = group.findings(triple)
+                if results:
+                    found.extend(results)
         return found
+
+    def groups(self) -> list[_Group]:
+        """The groups in order: group ``g`` has the bit ``1 << g`` (all bits from 64 on)."""
+        return [*self.anywhere, *(group for found in self.by_predicate.values() for group in found)]
 
     def findings(self, triple: tuple[Node, Node, Node]) -> list[Result]:
         """:meth:`check` on a statement of rdflib terms, its results' nodes rdflib terms."""
@@ -381,8 +511,11 @@ def plan(shapes: Graph) -> Plan:
     result = Plan(names, not_streamable)
     for (predicate, _), group in groups.items():
         group.close()
+        group.signature = _signature(group, predicate)
         if predicate is None:
             result.anywhere.append(group)
         else:
             result.by_predicate.setdefault(predicate, []).append(group)
+    for index, group in enumerate(result.groups()):
+        group.bit = 1 << index if index < 64 else -1
     return result

@@ -7,6 +7,7 @@ graph into functions of a term: ``sh:pattern`` as a Python regular expression
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pyoxigraph as ox
@@ -19,7 +20,18 @@ from ldids.rdf.oxigraph import rdflib_term
 from ldids.shacl.expression import Value
 from ldids.shacl.pyregex import UntranslatableError, to_python
 
-__all__ = ["NotStreamableError", "Term", "Triple", "ValueCheck", "as_term", "from_rdflib", "to_rdflib", "value_checks"]
+__all__ = [
+    "NotStreamableError",
+    "Term",
+    "Triple",
+    "ValueCheck",
+    "as_term",
+    "from_rdflib",
+    "kinds_of",
+    "pattern_of",
+    "to_rdflib",
+    "value_checks",
+]
 
 Term = ox.NamedNode | ox.BlankNode | ox.Literal
 Triple = tuple[Term, Term, Term]
@@ -127,6 +139,17 @@ def value_checks(shapes: Graph, shape: Node) -> list[tuple[URIRef, ValueCheck]]:
     return checks
 
 
+def pattern_of(check: ValueCheck) -> re.Pattern[str] | None:
+    """The regular expression a check of ``sh:pattern`` searches a node's text with; None for
+    any other check."""
+    return getattr(check, "regex", None)
+
+
+def kinds_of(check: ValueCheck) -> tuple[type, ...] | None:
+    """The kinds of term a check of ``sh:nodeKind`` takes; None for any other check."""
+    return getattr(check, "kinds", None)
+
+
 def _conforms(shapes: Graph, shape: Node) -> ValueCheck:
     if any(True for _ in shapes.objects(shape, SH.property)) or any(True for _ in shapes.objects(shape, SH.sparql)):
         raise NotStreamableError("a shape in a logical constraint has property shapes or SPARQL")
@@ -142,7 +165,9 @@ def _value_check(shapes: Graph, shape: Node, prop: Node, parameter: Node) -> Val
             search = to_python(str(parameter), flags).search
         except UntranslatableError as why:
             raise NotStreamableError(f"sh:pattern {str(parameter)!r}: {why} has no Python form") from why
-        return lambda node: not isinstance(node, ox.BlankNode) and search(node.value) is not None
+        pattern = lambda node: not isinstance(node, ox.BlankNode) and search(node.value) is not None  # noqa: E731
+        pattern.regex = search.__self__  # type: ignore[attr-defined]  # what pattern_of gives
+        return pattern
     if prop in (SH.minLength, SH.maxLength):
         bound = int(parameter)  # type: ignore[call-overload]
         if prop == SH.minLength:
@@ -150,7 +175,9 @@ def _value_check(shapes: Graph, shape: Node, prop: Node, parameter: Node) -> Val
         return lambda node: not isinstance(node, ox.BlankNode) and len(node.value) <= bound
     if prop == SH.nodeKind:
         kinds = _NODE_KINDS[parameter]
-        return lambda node: isinstance(node, kinds)
+        node_kind = lambda node: isinstance(node, kinds)  # noqa: E731
+        node_kind.kinds = kinds  # type: ignore[attr-defined]  # what kinds_of gives
+        return node_kind
     if prop == SH.datatype:
         datatype = from_rdflib(parameter)
         return lambda node: isinstance(node, ox.Literal) and node.datatype == datatype

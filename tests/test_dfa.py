@@ -1,0 +1,101 @@
+"""The automata of ldids.shacl.dfa accept exactly the texts Python's re finds a match in:
+the shapes' own regular expressions (as ldids.shacl.pyregex makes them) on texts drawn from
+them and edited, and a table of the constructs, including what is refused."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ldids.resources import shapes_graph
+from ldids.shacl.dfa import UnsupportedError, search
+from ldids.shacl.pyregex import to_python
+from ldids.shacl.streamed import plan
+from ldids.shacl.value import pattern_of
+
+#: The gates and patterns the shipped shapes' automata are made of.
+SHAPES = sorted(
+    {
+        regex
+        for group in plan(shapes_graph()).anywhere
+        for find, _, shape, _ in group.direct
+        for regex in (find.__self__, *(pattern_of(check) for _, check in shape.checks))  # type: ignore[attr-defined]
+        if regex is not None
+    },
+    key=lambda regex: regex.pattern,
+)
+
+
+def test_the_shipped_groups_have_automata() -> None:
+    groups = [group for group in plan(shapes_graph()).anywhere if group.automata is not None]
+    assert len(groups) == 2
+    assert len(SHAPES) >= 10
+
+
+def _edits(text: str) -> st.SearchStrategy[str]:
+    return st.integers(0, len(text)).flatmap(
+        lambda at: st.sampled_from(
+            [
+                text,
+                text[:at],
+                text[at:],
+                text.upper(),
+                text + "\n",
+                text + "#é",
+                text[:at] + "€" + text[at:],
+                text[:at] + "\x7f\x00" + text[at:],
+                "",
+            ]
+        )
+    )
+
+
+@pytest.mark.parametrize("regex", SHAPES, ids=lambda regex: regex.pattern[:40])
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_shape_automata_agree_with_re(regex: re.Pattern[str], data: st.DataObject) -> None:
+    source = data.draw(st.sampled_from(SHAPES))
+    text = data.draw(st.one_of(st.from_regex(source), st.from_regex(regex), st.text()).flatmap(_edits))
+    assert search(regex).accepts(text) == (regex.search(text) is not None), text
+
+
+@pytest.mark.parametrize(
+    ("pattern", "texts"),
+    [
+        ("^ab$", ["ab", "abc", "xab", "", "ab\n"]),
+        ("ab", ["xxabyy", "a", "b a b"]),
+        ("^(a|bc)+$", ["abca", "abcb", "", "bcbc"]),
+        ("^a{2,3}$", ["a", "aa", "aaa", "aaaa"]),
+        ("^a{2,}b?$", ["aa", "aaaaab", "ab", "aabb"]),
+        ("^[^#]{1,3}$", ["é", "éé€", "éé€😀", "#", "a#"]),
+        ("^[\\S]+$", ["a\u00a0", "abc", "a b", "\u2028"]),
+        ("^.x$", ["\nx", "éx", "\rx"]),
+        ("^[A-Za-z0-9.-]+%3[aA]", ["demo%3a1", "demo%3A", "de mo%3a"]),
+        ("^é+$", ["é", "éé", "e", "ée"]),
+        ("^a*?b\\Z", ["aab", "b", "ba"]),  # lazy: no XSD, though Python's re has it
+    ],
+)
+def test_constructs(pattern: str, texts: list[str]) -> None:
+    regex = re.compile(pattern) if "?b" in pattern else to_python(pattern)
+    for text in texts:
+        assert search(regex).accepts(text) == (regex.search(text) is not None), (pattern, text)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "\\d",  # Unicode digits beyond ASCII
+        "[\u00e9-\u00ff]",  # a range of some characters beyond ASCII
+        "[^\u00e9]",  # all characters beyond ASCII but one
+        "(a)\\1",  # a back-reference
+        "a(?=b)",  # a look-ahead
+        "(?i:a)",  # flags
+        "\\bword",  # a word boundary
+    ],
+)
+def test_what_has_no_automaton_says_so(pattern: str) -> None:
+    with pytest.raises(UnsupportedError):
+        search(re.compile(pattern))
