@@ -1,60 +1,181 @@
-"""Dumps bigger than one machine, or split over many files, on a Dask cluster.
+"""Dumps bigger than one machine, or split over many files, on Dask.
 
-The same :func:`ldids.dumps.stream.process_block` is mapped over the blocks Dask cuts from the
-input files (at line ends). Each task writes its own partition file, so statements never
-pass through the client; the client gets counts, links and crosswalk rows back,
-de-duplicates them in bounded memory, and writes ``links.nt`` and ``crosswalk.csv``.
+A plain file is cut into byte ranges, a few per worker; each task opens the file, reads
+the lines that start in its range and runs them through
+:func:`ldids.dumps.stream.process_block` a block at a time, as the single process does,
+writing its output to a partition file of its own. No statement passes through the
+client or between workers, and a task holds a block at a time, whatever its range. A
+compressed file cannot be cut: it is one task, which decompresses it as it reads.
+
+Each task also writes the links, owl:sameAs statements and crosswalk rows it found, sorted
+and each once, to files beside its partition; the client merges those (bounded memory),
+writes ``links.nt`` and ``crosswalk.csv``, and gets back only counts and bad lines.
 Partitions are written into a temporary folder that becomes the output folder only when
 every task has succeeded. Concatenating the partitions in order gives the statements the
-single-process stream writes, byte for byte.
+single-process stream writes, byte for byte, and ``links.nt`` its links.
+
+Without a ``distributed`` client the tasks run on Dask's local processes scheduler, on
+worker processes forked from this one: a local run pays for no scheduler, nanny or worker
+start-up of its own, and the workers share the run's table of decisions as the ones of
+``ldids normalize --workers`` do.
 
 Needs the optional dependencies ``dask`` and ``distributed`` (``pip install 'ldids[dask]'``).
 """
 
 from __future__ import annotations
 
-import collections
+import contextlib
 import io
+import math
+import os
 import shutil
+import sys
 import tempfile
-from dataclasses import dataclass, replace
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+from ldids.dumps.blocks import blocks
 from ldids.dumps.run import DumpSummary, crosswalk_line, link_rows
-from ldids.dumps.sorting import SortedUnique, difference
-from ldids.dumps.stream import BadLine, BlockResult, Settings, new_run, process_block
+from ldids.dumps.sorting import SortedUnique, _merged
+from ldids.dumps.stream import BadLine, BlockResult, Settings, new_run, process_block, shared_decisions
 from ldids.errors import InputError
 from ldids.passes.graph import Crosswalk
 from ldids.rdf.compression import compression_of
 
 __all__ = ["normalize_on_dask"]
 
+#: The block a task hands process_block at a time: the single process's (normalize_dump).
+BLOCK_SIZE = 1 << 21
+#: Tasks per worker where the size of the ranges is not given: enough that a worker
+#: slowed down by other jobs leaves the rest to the others, few enough that the client's
+#: merge has few files to read.
+TASKS_PER_WORKER = 4
+#: The largest range a task is given where the size is not given: a task that fails is
+#: done again whole.
+LARGEST_RANGE = 256 << 20
+
 
 @dataclass(frozen=True)
+class _Task:
+    """The lines of ``path`` that start in bytes [start, stop), or (``stop`` None) all of
+    a compressed file's; ``index``: the partition's number."""
+
+    index: int
+    path: str
+    start: int = 0
+    stop: int | None = None
+
+
+@dataclass
 class _Partition:
-    """What a task sends back: everything but the statements, which it wrote itself; and
-    whether its block ends without a line break (only a file's last block may)."""
+    """What a task sends back: its counts and bad lines (line numbers local to its range);
+    whether its range ends without a line break (only a file's last may); and whether it
+    wrote links, owl:sameAs statements and crosswalk rows (files ``.KIND-NNNNN``)."""
 
     index: int
     path: str
     result: BlockResult
     unterminated: bool = False
+    sorted_files: dict[str, bool] = field(default_factory=dict)
 
 
-def _run_partition(data: bytes, index: int, path: str, settings: Settings, folder: str, suffix: str) -> _Partition:
-    compression = compression_of(path)
-    if compression is not None:
-        # Decompressed here, by the reader the stream uses: a file cut short or corrupt is an
-        # InputError (Dask's own decompression would give what it could read, and no error).
-        with compression.reader(io.BytesIO(data), path) as reader:
-            data = reader.read()
-    unterminated = bool(data) and not data.endswith(b"\n")
-    if unterminated:
-        data += b"\n"
-    result = process_block(data, 1, settings)  # line numbers local to the block, fixed by the client
-    Path(folder, f"part-{index:05d}{suffix}").write_bytes(result.output)
-    return _Partition(index, path, replace(result, output=b""), unterminated)
+class _Range:
+    """The lines that start in bytes [start, stop) of a file, read as a stream (the last
+    read to its end); ``stop`` None: the stream whole. ``ends_line``: whether the last
+    byte read was a line break; ``exhausted``: whether a read found nothing more."""
+
+    def __init__(self, raw: io.BufferedReader, start: int, stop: int | None) -> None:
+        if start > 0:
+            raw.seek(start - 1)
+            raw.readline()  # the end of a line that began before start: the previous range's
+        self._raw = raw
+        self._left = sys.maxsize if stop is None else max(0, stop - raw.tell())
+        self._finishing = False
+        self.ends_line = True
+        self.exhausted = False
+
+    def readinto(self, buffer: memoryview, /) -> int:
+        if self._left > 0:
+            count = self._raw.readinto(buffer[: min(len(buffer), self._left)]) or 0
+            self._left = self._left - count if count else 0
+        elif self._finishing:  # the range's last line began in it: read to its line break
+            piece = self._raw.readline(len(buffer))
+            count = len(piece)
+            buffer[:count] = piece
+        else:
+            count = 0
+        if count:
+            self.ends_line = buffer[count - 1] == ord("\n")
+            self._finishing = self._left == 0 and not self.ends_line
+        else:
+            self.exhausted = True
+        return count
+
+
+def _add(total: BlockResult, result: BlockResult) -> None:
+    """Count a block's result (numbered within the task) into the task's."""
+    total.lines += result.lines
+    total.written += result.written
+    total.statements += result.statements
+    total.rewritten_statements += result.rewritten_statements
+    total.rewritten.update(result.rewritten)
+    total.left.update(result.left)
+    total.invalid.update(result.invalid)
+    total.problems += result.problems
+    total.problem_samples.extend(result.problem_samples[: max(0, 20 - len(total.problem_samples))])
+    total.bad.extend(result.bad)
+
+
+def _run_task(task: _Task, settings: Settings, folder: str, suffix: str) -> _Partition:
+    total = BlockResult(rewritten=Counter(), left=Counter(), invalid=Counter())
+    found = {"links": SortedUnique(), "same-as": SortedUnique(), "rows": SortedUnique()}
+    buffer = bytearray()
+    with contextlib.ExitStack() as stack:
+        raw = stack.enter_context(open(task.path, "rb"))
+        compression = compression_of(task.path)
+        if compression is not None:
+            # Decompressed by the reader the stream uses: a file cut short or corrupt is an
+            # InputError, as in the single process.
+            raw = stack.enter_context(compression.reader(raw, task.path))
+        source = _Range(raw, task.start, task.stop)
+        out = stack.enter_context(Path(folder, f"part-{task.index:05d}{suffix}").open("wb"))
+        for data, first in blocks(source, BLOCK_SIZE):
+            result = process_block(data, first, settings, into=buffer)
+            out.write(result.output)
+            _add(total, result)
+            found["links"].add_all(result.links)
+            found["same-as"].add_all(result.same_as)
+            found["rows"].add_all(crosswalk_line(row) for row in result.crosswalk)
+            if result.bad and settings.on_error == "stop":
+                break  # the run stops at its first bad line: what follows is not wanted
+    wrote = {}
+    for kind, lines in found.items():
+        wrote[kind] = bool(lines)
+        if lines:
+            with Path(folder, f".{kind}-{task.index:05d}").open("wb") as stream:
+                for encoded, _ in lines.encoded():
+                    stream.write(encoded)
+    return _Partition(task.index, task.path, total, source.exhausted and not source.ends_line, wrote)
+
+
+def _tasks(inputs: list[str], workers: int, blocksize: int | None) -> list[_Task]:
+    """The byte ranges of plain files (``blocksize`` bytes, or sized for ``workers``),
+    and each compressed file whole, in input order."""
+    sizes = [0 if compression_of(path) else os.path.getsize(path) for path in inputs]
+    if blocksize is None:
+        blocksize = min(LARGEST_RANGE, max(BLOCK_SIZE, math.ceil(sum(sizes) / (TASKS_PER_WORKER * workers))))
+    tasks: list[_Task] = []
+    for path, size in zip(inputs, sizes, strict=True):
+        if compression_of(path):
+            tasks.append(_Task(len(tasks), path))
+            continue
+        for start in range(0, max(size, 1), blocksize):
+            tasks.append(_Task(len(tasks), path, start, min(start + blocksize, size)))
+    return tasks
 
 
 def normalize_on_dask(
@@ -63,64 +184,91 @@ def normalize_on_dask(
     settings: Settings,
     *,
     client: Any = None,
-    blocksize: int | str = "64 MiB",
+    workers: int | None = None,
+    blocksize: int | None = None,
     links: bool = True,
     crosswalk: bool = False,
     error_file: str | None = None,
 ) -> DumpSummary:
-    """Normalize N-Triples/N-Quads files into the folder ``output`` on a Dask cluster.
+    """Normalize N-Triples/N-Quads files into the folder ``output`` on Dask.
 
     ``output`` gets ``part-NNNNN.nt`` (``.nq`` for N-Quads) in input order, ``links.nt``
     (unless ``links`` is false) and ``crosswalk.csv`` (if ``crosswalk``). ``client`` is a
-    ``distributed.Client``; without one, Dask's default scheduler runs the tasks. Bad lines
-    raise InputError (file, line, column) and leave no output, unless ``settings.on_error``
-    is ``"skip"``: then they go to ``error_file`` (default ``output/errors.tsv``).
+    ``distributed.Client``; without one, ``workers`` local processes run the tasks (Dask's
+    processes scheduler; default: one per core). A task reads ``blocksize`` bytes of a
+    plain file (default: a few ranges per worker). Bad lines raise InputError (file, line,
+    column) and leave no output, unless ``settings.on_error`` is ``"skip"``: then they go
+    to ``error_file`` (default ``output/errors.tsv``).
     """
     import dask
-    from dask.bytes import read_bytes
 
+    started = time.monotonic()
     target = Path(output)
     if target.exists():
         raise InputError("the output folder exists already; name a new one", source=output)
-    compressed = any(compression_of(path) is not None for path in inputs)
-    # Compressed files cannot be cut: one block per file, decompressed by the task.
-    _, per_file, paths = read_bytes(
-        inputs,
-        delimiter=b"\n",
-        blocksize=None if compressed else blocksize,
-        compression=None,
-        include_path=True,
-        sample=False,
-    )
+    for path in inputs:
+        if not os.path.isfile(path):
+            raise InputError("no such file", source=path)
+    if client is not None:
+        workers = max(1, sum(client.nthreads().values()))
+    workers = workers or os.cpu_count() or 1
+    tasks = _tasks(inputs, workers, blocksize)
     settings = replace(settings, run=new_run())  # this call is a run of its own (Settings.run)
     suffix = ".nq" if settings.quads else ".nt"
     folder = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else "."))
     try:
-        tasks = []
-        index = 0
-        for path, blocks in zip(paths, per_file, strict=True):
-            for block in blocks:
-                tasks.append(dask.delayed(_run_partition)(block, index, path, settings, str(folder), suffix))
-                index += 1
-        partitions: list[_Partition] = list(
-            client.compute(tasks, sync=True) if client is not None else dask.compute(*tasks)
-        )
+        os.chmod(folder, 0o777 & ~_umask())  # a folder as any other the user makes, not mkdtemp's 0700
+        if client is not None:
+            delayed = [dask.delayed(_run_task)(task, settings, str(folder), suffix) for task in tasks]
+            partitions: list[_Partition] = list(client.compute(delayed, sync=True))
+        else:
+            partitions = _compute_locally(tasks, settings, str(folder), suffix, workers)
         summary = _combine(partitions, settings, folder, links, crosswalk, error_file)
         folder.rename(target)
+        summary.seconds = time.monotonic() - started
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return summary
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _compute_locally(
+    tasks: list[_Task], settings: Settings, folder: str, suffix: str, workers: int
+) -> list[_Partition]:
+    """The tasks on Dask's processes scheduler, ``workers`` processes forked from this one
+    where that is safe (Linux): no interpreter to start and nothing to import per worker,
+    and they share the run's table of decisions (made before they fork)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    import dask
+
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    with contextlib.ExitStack() as stack:
+        shared = stack.enter_context(shared_decisions(settings)) and context.get_start_method() == "fork"
+        if shared:
+            # As normalize_dump shares it: the table takes the memory a process's own memo would.
+            settings = replace(settings, identifier_cache=max(1_000, settings.identifier_cache // (2 * workers)))
+        delayed = [dask.delayed(_run_task)(task, settings, folder, suffix) for task in tasks]
+        pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context))
+        # One task at a time to a worker (Dask batches 6 by default): the tasks are few and long.
+        return list(dask.compute(*delayed, scheduler="processes", pool=pool, chunksize=1))
+
+
 def _combine(
     partitions: list[_Partition], settings: Settings, folder: Path, links: bool, crosswalk: bool, error_file: str | None
 ) -> DumpSummary:
     summary = DumpSummary()
-    found_links, found_rows, present = SortedUnique(), SortedUnique(), SortedUnique()
     bad_lines: list[tuple[str, BadLine]] = []
     lines_before: dict[str, int] = {}
-    for partition in sorted(partitions, key=lambda p: p.index):
+    partitions = sorted(partitions, key=lambda p: p.index)
+    for partition in partitions:
         result = partition.result
         offset = lines_before.get(partition.path, 0)
         lines_before[partition.path] = offset + result.lines
@@ -134,19 +282,16 @@ def _combine(
                 line=last_bad.line + offset,
                 column=last_bad.column,
             )
+        if result.bad and settings.on_error == "stop":
+            bad = result.bad[0]
+            raise InputError(
+                f"not an N-{'Quads' if settings.quads else 'Triples'} statement: {bad.message}",
+                source=partition.path,
+                line=bad.line + offset,
+                column=bad.column,
+            )
         bad_lines.extend((partition.path, replace(bad, line=bad.line + offset)) for bad in result.bad)
         summary.add(result, offset, partition.path)  # line numbers made absolute, as in bad_lines
-        found_links.add_all(result.links)
-        present.add_all(result.same_as)
-        found_rows.add_all(crosswalk_line(row) for row in result.crosswalk)
-    if bad_lines and settings.on_error == "stop":
-        path, bad = bad_lines[0]
-        raise InputError(
-            f"not an N-{'Quads' if settings.quads else 'Triples'} statement: {bad.message}",
-            source=path,
-            line=bad.line,
-            column=bad.column,
-        )
     if bad_lines:
         errors = Path(error_file) if error_file else folder / "errors.tsv"
         with errors.open("w", encoding="utf-8") as stream:
@@ -154,20 +299,75 @@ def _combine(
                 text = bad.text.replace("\t", "\\t")
                 stream.write(f"{path}\t{bad.line}\t{bad.column}\t{bad.message}\t{text}\n")
         summary.bad_lines = len(bad_lines)
-    new_links = difference(found_links, present)
-    if crosswalk:
-        new_links = link_rows(new_links, found_rows)
-    if links:
-        with (folder / "links.nt").open("w", encoding="utf-8") as stream:
-            for line in new_links:
+    with contextlib.ExitStack() as stack:
+        found_links, present, found_rows = (
+            _sorted_files(stack, folder, kind, partitions) for kind in ("links", "same-as", "rows")
+        )
+        if crosswalk:
+            _write_crosswalk(folder, found_links, present, found_rows, summary, links)
+        elif links:
+            with (folder / "links.nt").open("wb") as stream:
+                for batch in _new_links(found_links, present):
+                    stream.write(b"\n".join(batch) + b"\n")
+                    summary.links += len(batch)
+    for kind in ("links", "same-as", "rows"):
+        for leftover in folder.glob(f".{kind}-*"):
+            leftover.unlink()
+    return summary
+
+
+def _sorted_files(
+    stack: contextlib.ExitStack, folder: Path, kind: str, partitions: list[_Partition]
+) -> list[IO[bytes]]:
+    return [
+        stack.enter_context(Path(folder, f".{kind}-{partition.index:05d}").open("rb"))
+        for partition in partitions
+        if partition.sorted_files.get(kind)
+    ]
+
+
+def _new_links(found: list[IO[bytes]], present: list[IO[bytes]]) -> Iterator[list[bytes]]:
+    """The links the tasks found, sorted and each once (UTF-8, in batches), less those the
+    data held already: a second run changes nothing."""
+    others = (line for batch in _merged(present) for line in batch)
+    other = next(others, None)
+    for batch in _merged(found):
+        if not batch:
+            continue
+        # The statements held already up to the batch's last line, and those only.
+        held = set()
+        while other is not None and other <= batch[-1]:
+            held.add(other)
+            other = next(others, None)
+        if held:
+            batch = [line for line in batch if line not in held]
+        if batch:
+            yield batch
+
+
+def _write_crosswalk(
+    folder: Path,
+    found_links: list[IO[bytes]],
+    present: list[IO[bytes]],
+    found_rows: list[IO[bytes]],
+    summary: DumpSummary,
+    links: bool,
+) -> None:
+    """The crosswalk's rows (those of the statements, and one per new link), and the links."""
+    rows = SortedUnique()
+    for batch in _merged(found_rows):
+        rows.add_all(line.decode("utf-8", "surrogatepass") for line in batch)
+    new_links = link_rows(
+        (line.decode("utf-8", "surrogatepass") for batch in _new_links(found_links, present) for line in batch), rows
+    )
+    with contextlib.ExitStack() as stack:
+        stream = stack.enter_context((folder / "links.nt").open("w", encoding="utf-8")) if links else None
+        for line in new_links:
+            if stream is not None:
                 stream.write(line + "\n")
                 summary.links += 1
-    elif crosswalk:
-        collections.deque(new_links, maxlen=0)  # rows for the links, none written
-    if crosswalk:
-        with (folder / "crosswalk.csv").open("w", encoding="utf-8") as stream:
-            stream.write(",".join(Crosswalk.FIELDS) + "\n")
-            for line in found_rows:
-                stream.write(line + "\n")
-                summary.crosswalk_rows += 1
-    return summary
+    with (folder / "crosswalk.csv").open("w", encoding="utf-8") as out:
+        out.write(",".join(Crosswalk.FIELDS) + "\n")
+        for line in rows:
+            out.write(line + "\n")
+            summary.crosswalk_rows += 1
