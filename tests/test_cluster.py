@@ -255,6 +255,7 @@ def scheduler(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
 )
 def test_same_bytes_as_one_process(
     scheduler: Any,
+    monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     kind: str,
     quads: bool,
@@ -291,6 +292,9 @@ def test_same_bytes_as_one_process(
         source, plain = source.with_suffix(".nt.gz"), source
         source.write_bytes(gzip.compress(plain.read_bytes()))
     statements, links, errors, expected = single_run([source], settings, tmp_path / "single")
+    if scheduler is None:  # the links merged in three ranges (a real run cuts them where it has 10,000s)
+        sample = links.splitlines()
+        monkeypatch.setattr(cluster, "boundaries", lambda *_: [sample[len(sample) // 3], sample[len(sample) // 2]])
 
     folder = tmp_path / "dask"
     summary = normalize_on_dask([str(source)], str(folder), settings, client=scheduler, workers=2, blocksize=20_000)

@@ -33,12 +33,13 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
 from ldids.dumps.blocks import blocks
+from ldids.dumps.link_ranges import Sorted, boundaries, merge_range, new_links, write_sorted
 from ldids.dumps.run import DumpSummary, crosswalk_line, link_rows
 from ldids.dumps.sorting import SortedUnique, _merged
 from ldids.dumps.stream import BadLine, BlockResult, Settings, new_run, process_block, shared_decisions
@@ -80,7 +81,7 @@ class _Partition:
     path: str
     result: BlockResult
     unterminated: bool = False
-    sorted_files: dict[str, bool] = field(default_factory=dict)
+    sorted_files: dict[str, Sorted] = field(default_factory=dict)
 
 
 class _Range:
@@ -152,13 +153,9 @@ def _run_task(task: _Task, settings: Settings, folder: str, suffix: str) -> _Par
             found["rows"].add_all(crosswalk_line(row) for row in result.crosswalk)
             if result.bad and settings.on_error == "stop":
                 break  # the run stops at its first bad line: what follows is not wanted
-    wrote = {}
-    for kind, lines in found.items():
-        wrote[kind] = bool(lines)
-        if lines:
-            with Path(folder, f".{kind}-{task.index:05d}").open("wb") as stream:
-                for encoded, _ in lines.encoded():
-                    stream.write(encoded)
+    wrote = {
+        kind: write_sorted(lines, Path(folder, f".{kind}-{task.index:05d}")) for kind, lines in found.items() if lines
+    }
     return _Partition(task.index, task.path, total, source.exhausted and not source.ends_line, wrote)
 
 
@@ -200,7 +197,6 @@ def normalize_on_dask(
     column) and leave no output, unless ``settings.on_error`` is ``"skip"``: then they go
     to ``error_file`` (default ``output/errors.tsv``).
     """
-    import dask
 
     started = time.monotonic()
     target = Path(output)
@@ -218,12 +214,15 @@ def normalize_on_dask(
     folder = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else "."))
     try:
         os.chmod(folder, 0o777 & ~_umask())  # a folder as any other the user makes, not mkdtemp's 0700
-        if client is not None:
-            delayed = [dask.delayed(_run_task)(task, settings, str(folder), suffix) for task in tasks]
-            partitions: list[_Partition] = list(client.compute(delayed, sync=True))
-        else:
-            partitions = _compute_locally(tasks, settings, str(folder), suffix, workers)
-        summary = _combine(partitions, settings, folder, links, crosswalk, error_file)
+        with _scheduler(client, settings, workers) as (run, settings):
+            partitions: list[_Partition] = run(_run_task, [(task, settings, str(folder), suffix) for task in tasks])
+            summary = _combine(partitions, settings, folder, error_file)
+            if crosswalk:
+                _write_crosswalk(folder, partitions, summary, links)
+            elif links:
+                _write_links(run, folder, partitions, workers, summary)
+        for leftover in folder.glob(".*-*"):
+            leftover.unlink()
         folder.rename(target)
         summary.seconds = time.monotonic() - started
     except BaseException:
@@ -238,37 +237,50 @@ def _umask() -> int:
     return mask
 
 
-def _compute_locally(
-    tasks: list[_Task], settings: Settings, folder: str, suffix: str, workers: int
-) -> list[_Partition]:
-    """The tasks on Dask's processes scheduler, ``workers`` processes forked from this one
-    where that is safe (Linux): no interpreter to start and nothing to import per worker,
-    and they share the run's table of decisions (made before they fork)."""
+#: Runs a function over a list of arguments on Dask; the results, in order.
+_Run = Callable[[Callable[..., Any], list[tuple[Any, ...]]], list[Any]]
+
+
+@contextlib.contextmanager
+def _scheduler(client: Any, settings: Settings, workers: int) -> Iterator[tuple[_Run, Settings]]:
+    """How to run tasks, and the settings they run with: on the client's cluster, or on
+    Dask's processes scheduler over ``workers`` processes forked from this one where that
+    is safe (Linux): no interpreter to start and nothing to import per worker, and they
+    share the run's table of decisions (made before they fork)."""
+    import dask
+
+    if client is not None:
+
+        def on_cluster(function: Callable[..., Any], arguments: list[tuple[Any, ...]]) -> list[Any]:
+            return list(client.compute([dask.delayed(function)(*each) for each in arguments], sync=True))
+
+        yield on_cluster, settings
+        return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    import dask
-
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     with contextlib.ExitStack() as stack:
-        shared = stack.enter_context(shared_decisions(settings)) and context.get_start_method() == "fork"
-        if shared:
+        if stack.enter_context(shared_decisions(settings)) and context.get_start_method() == "fork":
             # As normalize_dump shares it: the table takes the memory a process's own memo would.
             settings = replace(settings, identifier_cache=max(1_000, settings.identifier_cache // (2 * workers)))
-        delayed = [dask.delayed(_run_task)(task, settings, folder, suffix) for task in tasks]
         pool = stack.enter_context(ProcessPoolExecutor(workers, mp_context=context))
-        # One task at a time to a worker (Dask batches 6 by default): the tasks are few and long.
-        return list(dask.compute(*delayed, scheduler="processes", pool=pool, chunksize=1))
+
+        def here(function: Callable[..., Any], arguments: list[tuple[Any, ...]]) -> list[Any]:
+            delayed = [dask.delayed(function)(*each) for each in arguments]
+            # One task at a time to a worker (Dask batches 6 by default): the tasks are few and long.
+            return list(dask.compute(*delayed, scheduler="processes", pool=pool, chunksize=1))
+
+        yield here, settings
 
 
-def _combine(
-    partitions: list[_Partition], settings: Settings, folder: Path, links: bool, crosswalk: bool, error_file: str | None
-) -> DumpSummary:
+def _combine(partitions: list[_Partition], settings: Settings, folder: Path, error_file: str | None) -> DumpSummary:
+    """The run's summary from the tasks' (line numbers made absolute), and its bad lines:
+    raised, or written to the error file."""
     summary = DumpSummary()
     bad_lines: list[tuple[str, BadLine]] = []
     lines_before: dict[str, int] = {}
-    partitions = sorted(partitions, key=lambda p: p.index)
-    for partition in partitions:
+    for partition in sorted(partitions, key=lambda p: p.index):
         result = partition.result
         offset = lines_before.get(partition.path, 0)
         lines_before[partition.path] = offset + result.lines
@@ -299,70 +311,58 @@ def _combine(
                 text = bad.text.replace("\t", "\\t")
                 stream.write(f"{path}\t{bad.line}\t{bad.column}\t{bad.message}\t{text}\n")
         summary.bad_lines = len(bad_lines)
-    with contextlib.ExitStack() as stack:
-        found_links, present, found_rows = (
-            _sorted_files(stack, folder, kind, partitions) for kind in ("links", "same-as", "rows")
-        )
-        if crosswalk:
-            _write_crosswalk(folder, found_links, present, found_rows, summary, links)
-        elif links:
-            with (folder / "links.nt").open("wb") as stream:
-                for batch in _new_links(found_links, present):
-                    stream.write(b"\n".join(batch) + b"\n")
-                    summary.links += len(batch)
-    for kind in ("links", "same-as", "rows"):
-        for leftover in folder.glob(f".{kind}-*"):
-            leftover.unlink()
     return summary
 
 
-def _sorted_files(
-    stack: contextlib.ExitStack, folder: Path, kind: str, partitions: list[_Partition]
-) -> list[IO[bytes]]:
-    return [
-        stack.enter_context(Path(folder, f".{kind}-{partition.index:05d}").open("rb"))
-        for partition in partitions
-        if partition.sorted_files.get(kind)
-    ]
+def _sorted(partitions: list[_Partition], kind: str) -> list[Sorted]:
+    return [partition.sorted_files[kind] for partition in partitions if kind in partition.sorted_files]
 
 
-def _new_links(found: list[IO[bytes]], present: list[IO[bytes]]) -> Iterator[list[bytes]]:
-    """The links the tasks found, sorted and each once (UTF-8, in batches), less those the
-    data held already: a second run changes nothing."""
-    others = (line for batch in _merged(present) for line in batch)
-    other = next(others, None)
-    for batch in _merged(found):
-        if not batch:
-            continue
-        # The statements held already up to the batch's last line, and those only.
-        held = set()
-        while other is not None and other <= batch[-1]:
-            held.add(other)
-            other = next(others, None)
-        if held:
-            batch = [line for line in batch if line not in held]
-        if batch:
-            yield batch
+def _write_links(run: _Run, folder: Path, partitions: list[_Partition], workers: int, summary: DumpSummary) -> None:
+    """``links.nt``: the links the tasks found, merged a range at a time by ``workers`` tasks
+    (:mod:`ldids.dumps.link_ranges`), the ranges' outputs put together in order."""
+    found, present = _sorted(partitions, "links"), _sorted(partitions, "same-as")
+    cuts: list[bytes | None] = [None, *boundaries(found, workers), None]
+    ranges = [(found, present, cuts[n], cuts[n + 1], str(folder / f".range-{n:05d}")) for n in range(len(cuts) - 1)]
+    summary.links = sum(run(merge_range, ranges))
+    # The first range becomes the file, and the others are appended (in the kernel where it can).
+    pieces = [Path(piece) for *_, piece in ranges]
+    pieces[0].rename(folder / "links.nt")
+    with (folder / "links.nt").open("r+b") as out:
+        for piece in pieces[1:]:
+            with piece.open("rb") as stream:
+                _append(stream, out)
 
 
-def _write_crosswalk(
-    folder: Path,
-    found_links: list[IO[bytes]],
-    present: list[IO[bytes]],
-    found_rows: list[IO[bytes]],
-    summary: DumpSummary,
-    links: bool,
-) -> None:
-    """The crosswalk's rows (those of the statements, and one per new link), and the links."""
-    rows = SortedUnique()
-    for batch in _merged(found_rows):
-        rows.add_all(line.decode("utf-8", "surrogatepass") for line in batch)
-    new_links = link_rows(
-        (line.decode("utf-8", "surrogatepass") for batch in _new_links(found_links, present) for line in batch), rows
-    )
+def _append(stream: IO[bytes], out: IO[bytes]) -> None:
+    """Append the file ``stream`` to the file ``out``."""
+    end, size = out.seek(0, io.SEEK_END), os.fstat(stream.fileno()).st_size
+    sent = 0
+    with contextlib.suppress(AttributeError, OSError):  # no copy_file_range (not Linux), or not here
+        while sent < size and (
+            count := os.copy_file_range(stream.fileno(), out.fileno(), size - sent, sent, end + sent)
+        ):
+            sent += count
+    stream.seek(sent)
+    out.seek(end + sent)
+    shutil.copyfileobj(stream, out, 1 << 20)  # what the kernel did not copy
+
+
+def _write_crosswalk(folder: Path, partitions: list[_Partition], summary: DumpSummary, links: bool) -> None:
+    """The crosswalk's rows (those of the statements, and one per new link), and the links,
+    in this process: a link's row is made as the link is written."""
     with contextlib.ExitStack() as stack:
+        opened: list[list[IO[bytes]]] = [
+            [stack.enter_context(Path(file.path).open("rb")) for file in _sorted(partitions, kind)]
+            for kind in ("links", "same-as", "rows")
+        ]
+        found, present, found_rows = opened
+        rows = SortedUnique()
+        for batch in _merged(found_rows):
+            rows.add_all(line.decode("utf-8", "surrogatepass") for line in batch)
+        lines = (line.decode("utf-8", "surrogatepass") for batch in new_links(found, present) for line in batch)
         stream = stack.enter_context((folder / "links.nt").open("w", encoding="utf-8")) if links else None
-        for line in new_links:
+        for line in link_rows(lines, rows):
             if stream is not None:
                 stream.write(line + "\n")
                 summary.links += 1
