@@ -144,15 +144,17 @@ def test_cli_on_a_local_cluster(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("extension", [".gz", ".bz2", ".xz", ".zst"])
-def test_compressed_inputs_are_read_whole(client: object, tmp_path: Path, extension: str) -> None:
-    """A compressed file cannot be cut into byte ranges: each is one partition, decompressed."""
+def test_compressed_inputs_are_cut_once_decompressed(client: object, tmp_path: Path, extension: str) -> None:
+    """A compressed file cannot be cut into byte ranges: it is decompressed first, then cut."""
     plain, packed = compressed_dump(tmp_path, extension, 1500)
     expected = tmp_path / "single.nt"
     normalize_dump([str(plain)], str(expected), Settings(Config()), links=None)
     folder = tmp_path / "cluster"
     normalize_on_dask([str(packed)], str(folder), Settings(Config()), client=client, blocksize=4096, links=False)
     parts = sorted(folder.glob("part-*.nt"))
+    assert len(parts) > 4
     assert b"".join(part.read_bytes() for part in parts) == expected.read_bytes()
+    assert sorted(path.name for path in folder.iterdir() if not path.name.startswith("part-")) == []
 
 
 @pytest.mark.parametrize("on_error", ["stop", "skip"])
@@ -299,7 +301,7 @@ def test_same_bytes_as_one_process(
     folder = tmp_path / "dask"
     summary = normalize_on_dask([str(source)], str(folder), settings, client=scheduler, workers=2, blocksize=20_000)
     parts = sorted(folder.glob(f"part-*.{'nq' if quads else 'nt'}"))
-    assert packed or len(parts) > 4  # really cut into many ranges
+    assert len(parts) > 4  # really cut into many ranges
     assert b"".join(part.read_bytes() for part in parts) == statements
     assert (folder / "links.nt").read_bytes() == links
     assert len(links) > 1000

@@ -5,7 +5,8 @@ the lines that start in its range and runs them through
 :func:`ldids.dumps.stream.process_block` a block at a time, as the single process does,
 writing its output to a partition file of its own. No statement passes through the
 client or between workers, and a task holds a block at a time, whatever its range. A
-compressed file cannot be cut: it is one task, which decompresses it as it reads.
+compressed file cannot be cut: a task decompresses it into the output folder first, and
+the copy is cut like any other file (and removed at the end).
 
 Each task also writes the links, owl:sameAs statements and crosswalk rows it found, sorted
 and each once, to files beside its partition; the client merges those (bounded memory),
@@ -62,13 +63,15 @@ LARGEST_RANGE = 256 << 20
 
 @dataclass(frozen=True)
 class _Task:
-    """The lines of ``path`` that start in bytes [start, stop), or (``stop`` None) all of
-    a compressed file's; ``index``: the partition's number."""
+    """The lines of the plain file ``path`` that start in bytes [start, stop): lines of
+    ``source`` (``path`` itself, or the compressed file ``path`` was decompressed from);
+    ``index``: the partition's number."""
 
     index: int
     path: str
-    start: int = 0
-    stop: int | None = None
+    source: str
+    start: int
+    stop: int
 
 
 @dataclass
@@ -86,15 +89,15 @@ class _Partition:
 
 class _Range:
     """The lines that start in bytes [start, stop) of a file, read as a stream (the last
-    read to its end); ``stop`` None: the stream whole. ``ends_line``: whether the last
-    byte read was a line break; ``exhausted``: whether a read found nothing more."""
+    read to its end). ``ends_line``: whether the last byte read was a line break;
+    ``exhausted``: whether a read found nothing more."""
 
-    def __init__(self, raw: io.BufferedReader, start: int, stop: int | None) -> None:
+    def __init__(self, raw: io.BufferedReader, start: int, stop: int) -> None:
         if start > 0:
             raw.seek(start - 1)
             raw.readline()  # the end of a line that began before start: the previous range's
         self._raw = raw
-        self._left = sys.maxsize if stop is None else max(0, stop - raw.tell())
+        self._left = max(0, stop - raw.tell())
         self._finishing = False
         self.ends_line = True
         self.exhausted = False
@@ -156,23 +159,30 @@ def _run_task(task: _Task, settings: Settings, folder: str, suffix: str) -> _Par
     wrote = {
         kind: write_sorted(lines, Path(folder, f".{kind}-{task.index:05d}")) for kind, lines in found.items() if lines
     }
-    return _Partition(task.index, task.path, total, source.exhausted and not source.ends_line, wrote)
+    return _Partition(task.index, task.source, total, source.exhausted and not source.ends_line, wrote)
 
 
-def _tasks(inputs: list[str], workers: int, blocksize: int | None) -> list[_Task]:
-    """The byte ranges of plain files (``blocksize`` bytes, or sized for ``workers``),
-    and each compressed file whole, in input order."""
-    sizes = [0 if compression_of(path) else os.path.getsize(path) for path in inputs]
+def _tasks(files: list[tuple[str, str]], workers: int, blocksize: int | None) -> list[_Task]:
+    """The byte ranges of plain files, given as (path, source): ``blocksize`` bytes each,
+    or sized for ``workers``; in input order."""
+    sizes = [os.path.getsize(path) for path, _ in files]
     if blocksize is None:
         blocksize = min(LARGEST_RANGE, max(BLOCK_SIZE, math.ceil(sum(sizes) / (TASKS_PER_WORKER * workers))))
     tasks: list[_Task] = []
-    for path, size in zip(inputs, sizes, strict=True):
-        if compression_of(path):
-            tasks.append(_Task(len(tasks), path))
-            continue
+    for (path, source), size in zip(files, sizes, strict=True):
         for start in range(0, max(size, 1), blocksize):
-            tasks.append(_Task(len(tasks), path, start, min(start + blocksize, size)))
+            tasks.append(_Task(len(tasks), path, source, start, min(start + blocksize, size)))
     return tasks
+
+
+def _decompress(path: str, target: str) -> str:
+    """A compressed input, decompressed into ``target`` by the reader the stream uses: a
+    file cut short or corrupt is an InputError, as in the single process."""
+    compression = compression_of(path)
+    assert compression is not None
+    with open(path, "rb") as raw, compression.reader(raw, path) as reader, open(target, "wb") as out:
+        shutil.copyfileobj(reader, out, 1 << 20)
+    return target
 
 
 def normalize_on_dask(
@@ -208,13 +218,17 @@ def normalize_on_dask(
     if client is not None:
         workers = max(1, sum(client.nthreads().values()))
     workers = workers or os.cpu_count() or 1
-    tasks = _tasks(inputs, workers, blocksize)
     settings = replace(settings, run=new_run())  # this call is a run of its own (Settings.run)
     suffix = ".nq" if settings.quads else ".nt"
     folder = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent if str(target.parent) else "."))
     try:
         os.chmod(folder, 0o777 & ~_umask())  # a folder as any other the user makes, not mkdtemp's 0700
         with _scheduler(client, settings, workers) as (run, settings):
+            # A compressed file cannot be cut: it is decompressed first (a task each), and
+            # the copy cut into ranges like any other file.
+            packed = [(path, str(folder / f".plain-{n:05d}")) for n, path in enumerate(inputs) if compression_of(path)]
+            plain = dict(zip([path for path, _ in packed], run(_decompress, packed), strict=True))
+            tasks = _tasks([(plain.get(path, path), path) for path in inputs], workers, blocksize)
             partitions: list[_Partition] = run(_run_task, [(task, settings, str(folder), suffix) for task in tasks])
             summary = _combine(partitions, settings, folder, error_file)
             if crosswalk:
