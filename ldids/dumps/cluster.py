@@ -9,8 +9,10 @@ compressed file cannot be cut: a task decompresses it into the output folder fir
 the copy is cut like any other file (and removed at the end).
 
 Each task also writes the links, owl:sameAs statements and crosswalk rows it found, sorted
-and each once, to files beside its partition; the client merges those (bounded memory),
-writes ``links.nt`` and ``crosswalk.csv``, and gets back only counts and bad lines.
+and each once, to files beside its partition, and sends back only counts and bad lines.
+``links.nt`` is merged from those files a range of the sorted order per worker, in a
+second round of tasks (:mod:`ldids.dumps.link_ranges`); ``crosswalk.csv`` (a row for each
+new link as it is written) by the client, in bounded memory.
 Partitions are written into a temporary folder that becomes the output folder only when
 every task has succeeded. Concatenating the partitions in order gives the statements the
 single-process stream writes, byte for byte, and ``links.nt`` its links.
@@ -20,7 +22,7 @@ worker processes forked from this one: a local run pays for no scheduler, nanny 
 start-up of its own, and the workers share the run's table of decisions as the ones of
 ``ldids normalize --workers`` do.
 
-Needs the optional dependencies ``dask`` and ``distributed`` (``pip install 'ldids[dask]'``).
+Needs the optional dependency ``dask``, and ``distributed`` for a cluster (``pip install 'ldids[dask]'``).
 """
 
 from __future__ import annotations
@@ -53,8 +55,8 @@ __all__ = ["normalize_on_dask"]
 #: The block a task hands process_block at a time: the single process's (normalize_dump).
 BLOCK_SIZE = 1 << 21
 #: Tasks per worker where the size of the ranges is not given: enough that a worker
-#: slowed down by other jobs leaves the rest to the others, few enough that the client's
-#: merge has few files to read.
+#: slowed down by other jobs leaves the rest to the others, few enough that the merge of
+#: the links has few files to read.
 TASKS_PER_WORKER = 4
 #: The largest range a task is given where the size is not given: a task that fails is
 #: done again whole.
@@ -77,8 +79,9 @@ class _Task:
 @dataclass
 class _Partition:
     """What a task sends back: its counts and bad lines (line numbers local to its range);
-    whether its range ends without a line break (only a file's last may); and whether it
-    wrote links, owl:sameAs statements and crosswalk rows (files ``.KIND-NNNNN``)."""
+    whether its range ends without a line break (only a file's last may); and the sorted
+    files of links, owl:sameAs statements and crosswalk rows it wrote (``.KIND-NNNNN``),
+    by kind (none where it found none)."""
 
     index: int
     path: str
