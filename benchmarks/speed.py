@@ -10,7 +10,7 @@ Time is the best of ``--repeat`` runs; peak memory is the largest resident set o
 process of the run (the kernel's own accounting, wait4), so a run on 2 workers is held to
 the bound per process. Prints a Markdown table and the ratios the targets are about.
 
-    python benchmarks/speed.py [--sizes 1000000,10000000] [--repeat 3]
+    python benchmarks/speed.py [--sizes 1000000,10000000] [--repeat 3] [--dumps-only]
 """
 
 from __future__ import annotations
@@ -35,6 +35,29 @@ OXIGRAPH = (
     "q = o.parse(gzip.open(p), format=f) if p.endswith('.gz') else o.parse(path=p, format=f); "
     "o.serialize(q, sys.argv[2], format=f)"
 )
+
+
+# The identifiers of benchmarks/dump.py's dumps, each in one form (a PID as info:fedora/demo%3a7
+# or "demo:7" is demo:7), counted from the file itself (grep | sort -u: bounded memory).
+IDENTIFIERS = {
+    "PIDs": r"grep -oE 'demo(:|%3[aA])[0-9]+' {path} | sed 's/%3[aA]/:/'",
+    "handles": r"grep -oE '<(http://hdl\.handle\.net/|hdl:)[^>]+>' {path} | sed -E 's#^<(http://hdl\.handle\.net/|hdl:)##'",
+    "OAI identifiers and POIs": r"grep -oE '<(oai:|https://purl\.org/poi/)[^>]+>' {path}",
+}
+#: What the real-cardinality dump of 10M triples must hold at least (issue 18).
+LEAST_DISTINCT = {10_000_000: 2_000_000}
+
+
+def count_identifiers(path: Path) -> int:
+    """The distinct identifiers in a dump, by kind, printed; their sum."""
+    total = 0
+    for kind, pipeline in IDENTIFIERS.items():
+        command = f"{pipeline.format(path=path)} | LC_ALL=C sort -u -S 256M | wc -l"
+        done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, check=True)
+        count = int(done.stdout)
+        print(f"{path.name}: {count:,} distinct {kind}", flush=True)
+        total += count
+    return total
 
 
 def timed(command: list[str], clear: Path | None = None) -> tuple[float, float]:
@@ -94,6 +117,10 @@ def commands(path: Path, config: Path) -> list[tuple[str, list[str], Path | None
     return runs
 
 
+def load() -> str:
+    return ", ".join(f"{value:.2f}" for value in os.getloadavg()) + " (1, 5, 15 minutes)"
+
+
 def versions() -> str:
     found = [f"Python {platform.python_version()}"]
     for package in ("ldids", "pyoxigraph", "dask"):
@@ -114,6 +141,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000000,10000000", help="triples per dump, comma-separated")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per tool (the best counts)")
+    parser.add_argument(
+        "--dumps-only", action="store_true", help="make the dumps (and count their identifiers), time nothing"
+    )
     args = parser.parse_args()
     OUT.mkdir(exist_ok=True)
     config = OUT / "bench.toml"
@@ -126,9 +156,14 @@ def main() -> int:
             dump.generate(few, size)
         dumps.append((f"{size / 1e6:g}M few-distinct", few, size))
         if not distinct.exists():
-            count = dump.generate_distinct(distinct, size)
-            distinct.with_suffix(".distinct").write_text(str(count))
-        count = int(distinct.with_suffix(".distinct").read_text())
+            dump.generate_distinct(distinct, size)
+        counted = distinct.with_suffix(".distinct")
+        if not counted.exists() or counted.stat().st_mtime < distinct.stat().st_mtime:
+            counted.write_text(str(count_identifiers(distinct)))
+        count = int(counted.read_text())
+        print(f"{distinct.name}: {count:,} distinct identifiers", flush=True)
+        if count < LEAST_DISTINCT.get(size, 0):
+            raise SystemExit(f"{distinct} holds {count:,} distinct identifiers, fewer than {LEAST_DISTINCT[size]:,}")
         dumps.append((f"{size / 1e6:g}M, {count / 1e6:.2f}M distinct ids", distinct, size))
     largest = dumps[-1][1]
     packed = largest.with_suffix(".nt.gz")
@@ -136,16 +171,14 @@ def main() -> int:
         with largest.open("rb") as source, gzip.open(packed, "wb", compresslevel=6) as target:
             shutil.copyfileobj(source, target, 1 << 20)
     dumps.append((dumps[-1][0] + ", gzip", packed, dumps[-1][2]))
+    if args.dumps_only:
+        return 0
     print(f"{os.cpu_count()} cores, {platform.machine()}, {platform.platform()}; {versions()}")
-    print(f"best of {args.repeat} runs; peak: the largest process's resident set\n")
+    print(f"load average at the start: {load()}")
+    print(f"best of {args.repeat} runs; peak: the largest process's resident set, largest of the runs\n")
     print("| dump | tool | triples/s | seconds | peak MiB/process |")
     print("|---|---|---:|---:|---:|")
     for label, path, triples in dumps:
-        triples = (
-            int(label.split("M")[0].replace(",", "")) * 1_000_000
-            if "." not in label.split("M")[0]
-            else int(float(label.split("M")[0]) * 1e6)
-        )
         best: dict[str, float] = {}
         for name, command, folder in commands(path, config):
             runs = [timed(command, folder) for _ in range(max(1, args.repeat))]
@@ -161,6 +194,7 @@ def main() -> int:
             f" 2 workers / 1: {one / two:.2f}x; Dask / 1: {one / dask:.2f}x | | |",
             flush=True,
         )
+    print(f"\nload average at the end: {load()}")
     shutil.rmtree(OUT / "speed-dask", ignore_errors=True)
     for leftover in OUT.glob("speed*.nt"):
         leftover.unlink()

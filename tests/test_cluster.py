@@ -9,6 +9,7 @@ from typing import Any, Literal
 import distributed
 import pytest
 
+from ldids.dumps import cluster
 from ldids.dumps.cluster import normalize_on_dask
 from ldids.dumps.run import DumpSummary, normalize_dump
 from ldids.dumps.stream import Settings
@@ -143,15 +144,17 @@ def test_cli_on_a_local_cluster(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("extension", [".gz", ".bz2", ".xz", ".zst"])
-def test_compressed_inputs_are_read_whole(client: object, tmp_path: Path, extension: str) -> None:
-    """A compressed file cannot be cut into byte ranges: each is one partition, decompressed."""
+def test_compressed_inputs_are_cut_once_decompressed(client: object, tmp_path: Path, extension: str) -> None:
+    """A compressed file cannot be cut into byte ranges: it is decompressed first, then cut."""
     plain, packed = compressed_dump(tmp_path, extension, 1500)
     expected = tmp_path / "single.nt"
     normalize_dump([str(plain)], str(expected), Settings(Config()), links=None)
     folder = tmp_path / "cluster"
     normalize_on_dask([str(packed)], str(folder), Settings(Config()), client=client, blocksize=4096, links=False)
     parts = sorted(folder.glob("part-*.nt"))
+    assert len(parts) > 4
     assert b"".join(part.read_bytes() for part in parts) == expected.read_bytes()
+    assert sorted(path.name for path in folder.iterdir() if not path.name.startswith("part-")) == []
 
 
 @pytest.mark.parametrize("on_error", ["stop", "skip"])
@@ -190,3 +193,123 @@ def test_a_compressed_file_cut_short_is_an_error(
     with pytest.raises(InputError, match="cannot decompress"):
         normalize_on_dask([str(packed)], str(folder), Settings(Config(), on_error=on_error), client=client)
     assert not folder.exists()
+
+
+# -- The same bytes as one process, on both schedulers ------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def benchmark_dump(kind: str, path: Path, triples: int) -> None:
+    """benchmarks/dump.py's dumps: identifiers that recur, or each in one record only."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import dump
+    finally:
+        sys.path.pop(0)
+    if kind == "few-distinct":
+        dump.generate(path, triples)
+    else:
+        dump.generate_distinct(path, triples)
+
+
+def as_quads(source: Path, target: Path) -> None:
+    """The statements of ``source`` in named graphs (one in three in the default graph)."""
+    with source.open() as lines, target.open("w") as out:
+        for number, line in enumerate(lines):
+            graph = f" <http://example.org/graph/{number % 5}>" if number % 3 else ""
+            out.write(f"{line.rstrip()[:-2]}{graph} .\n")
+
+
+def single_run(inputs: list[Path], settings: Settings, folder: Path) -> tuple[bytes, bytes, bytes, DumpSummary]:
+    """What one process writes (statements, links, bad lines), and its summary: the reference."""
+    folder.mkdir()
+    output, links, errors = folder / "out", folder / "links.nt", folder / "errors.tsv"
+    summary = normalize_dump(
+        [str(path) for path in inputs], str(output), settings, links=str(links), error_file=str(errors)
+    )
+    return output.read_bytes(), links.read_bytes(), errors.read_bytes() if errors.exists() else b"", summary
+
+
+@pytest.fixture(params=["distributed", "processes"])
+def scheduler(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A distributed client, or None: the local processes scheduler, whose forked workers
+    take the blocks of their ranges 1 KiB at a time (many blocks a task)."""
+    if request.param == "distributed":
+        return request.getfixturevalue("client")
+    monkeypatch.setattr(cluster, "BLOCK_SIZE", 1024)
+    return None
+
+
+@pytest.mark.parametrize(
+    ("kind", "quads", "packed", "on_error", "same_as"),
+    [
+        ("few-distinct", False, False, "stop", False),
+        ("distinct", False, False, "stop", False),
+        ("few-distinct", True, False, "stop", False),
+        ("distinct", True, False, "stop", True),
+        ("distinct", False, True, "stop", False),
+        ("few-distinct", False, False, "skip", False),
+        ("distinct", False, False, "skip", True),
+    ],
+)
+def test_same_bytes_as_one_process(
+    scheduler: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    kind: str,
+    quads: bool,
+    packed: bool,
+    on_error: Literal["stop", "skip"],
+    same_as: bool,
+) -> None:
+    """Statements, links, summary and bad lines of a Dask run are those of one process,
+    on dumps where identifiers recur or are each in one record, N-Triples or N-Quads, plain
+    or gzip, with bad lines skipped, and with some of the links in the data already."""
+    import gzip
+
+    source = tmp_path / "dump.nt"
+    benchmark_dump(kind, source, 3000)
+    config = Config(bare_pid_predicates=frozenset({"http://purl.org/dc/elements/1.1/identifier"}))
+    settings = Settings(config, quads=quads, on_error=on_error)
+    if same_as:  # a third of the links the data calls for, in the data already, among its statements
+        _, links, _, _ = single_run([source], settings, tmp_path / "first")
+        held = links.splitlines(keepends=True)[::3]
+        assert len(held) > 50
+        lines = source.read_bytes().splitlines(keepends=True)
+        for number, link in enumerate(held):
+            lines.insert(number * 7, link)
+        source.write_bytes(b"".join(lines))
+    if quads:
+        source, plain = tmp_path / "dump.nq", source
+        as_quads(plain, source)
+    if on_error == "skip":
+        lines = source.read_bytes().splitlines(keepends=True)
+        for number in (5, 777, 1500, len(lines) - 1):
+            lines.insert(number, b"<http://example.org/s> <http://example.org/p> .\n")
+        source.write_bytes(b"".join(lines))
+    if packed:
+        source, plain = source.with_suffix(".nt.gz"), source
+        source.write_bytes(gzip.compress(plain.read_bytes()))
+    statements, links, errors, expected = single_run([source], settings, tmp_path / "single")
+    if scheduler is None:  # the links merged in three ranges (a real run cuts them where it has 10,000s)
+        sample = links.splitlines()
+        monkeypatch.setattr(cluster, "boundaries", lambda *_: [sample[len(sample) // 3], sample[len(sample) // 2]])
+
+    folder = tmp_path / "dask"
+    summary = normalize_on_dask([str(source)], str(folder), settings, client=scheduler, workers=2, blocksize=20_000)
+    parts = sorted(folder.glob(f"part-*.{'nq' if quads else 'nt'}"))
+    assert len(parts) > 4  # really cut into many ranges
+    assert b"".join(part.read_bytes() for part in parts) == statements
+    assert (folder / "links.nt").read_bytes() == links
+    assert len(links) > 1000
+    assert timeless(summary) == timeless(expected)
+    assert summary.problem_samples == expected.problem_samples
+    if on_error == "skip":  # the same lines, each after the file it is in
+        written = (folder / "errors.tsv").read_text().splitlines()
+        assert [line.split("\t", 1)[1] for line in written] == errors.decode().splitlines()
+        assert len(written) == 4
+    else:
+        assert not (folder / "errors.tsv").exists()
