@@ -191,7 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
     dumps.add_argument(
         "--dask",
         metavar="SCHEDULER",
-        help="run on a Dask cluster (a scheduler address, or 'local' for a cluster of --workers processes here); "
+        help="run on Dask: a distributed scheduler's address, or 'local' for Dask's processes scheduler on "
+        "--workers processes here; "
         "-o names a new folder for part-NNNNN files, links.nt and, with --crosswalk (any name), crosswalk.csv",
     )
 
