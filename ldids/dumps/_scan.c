@@ -18,6 +18,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -1027,11 +1028,11 @@ static int entry_is(const unsigned char *entry, uint64_t hash, const unsigned ch
 
 /* The value stored for ``key`` (its length in *length), or NULL. */
 static const unsigned char *shared_find(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length,
-                                        uint32_t *length) {
+                                        uint64_t hash, uint32_t *length) {
     SharedHeader *header = shared_header(table);
     uint64_t *slots = shared_slots(table);
     unsigned char *arena = shared_arena(table);
-    uint64_t hash = hash_bytes(key, key_length), mask = header->slots - 1;
+    uint64_t mask = header->slots - 1;
     for (uint64_t i = hash & mask, probes = 0; probes <= mask; i = (i + 1) & mask, probes++) {
         uint64_t slot = __atomic_load_n(&slots[i], __ATOMIC_ACQUIRE);
         if (slot == 0) {
@@ -1050,8 +1051,8 @@ static const unsigned char *shared_find(SharedDecisions *table, const unsigned c
 }
 
 /* Adds key -> tag byte + value; 1 if the table holds it now, 0 if it is full. */
-static int shared_add(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length, unsigned char tag,
-                      const unsigned char *rest, Py_ssize_t rest_length) {
+static int shared_add(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length, uint64_t hash,
+                      unsigned char tag, const unsigned char *rest, Py_ssize_t rest_length) {
     Py_ssize_t value_length = 1 + rest_length;
     SharedHeader *header = shared_header(table);
     uint64_t *slots = shared_slots(table);
@@ -1067,7 +1068,7 @@ static int shared_add(SharedDecisions *table, const unsigned char *key, Py_ssize
         return 0;
     }
     unsigned char *entry = arena + offset;
-    uint64_t hash = hash_bytes(key, key_length), mask = header->slots - 1;
+    uint64_t mask = header->slots - 1;
     uint32_t lengths[2] = {(uint32_t)key_length, (uint32_t)value_length};
     memcpy(entry, &hash, 8);
     memcpy(entry + 8, lengths, 8);
@@ -1161,12 +1162,13 @@ static void shared_dealloc(SharedDecisions *self) {
 #ifdef SHARED_DECISIONS
 /* Puts key -> a memo value into the table: 1 if the table holds it now, 0 if not (it is
  * full, or the value is not shareable), -1 on error. */
-static int shared_put(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length, PyObject *value) {
+static int shared_put(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length, uint64_t hash,
+                      PyObject *value) {
     if (value == Py_None) {
-        return shared_add(table, key, key_length, 'N', NULL, 0);
+        return shared_add(table, key, key_length, hash, 'N', NULL, 0);
     }
     if (PyBytes_Check(value) && PyBytes_GET_SIZE(value) >= 2) {
-        return shared_add(table, key, key_length, 'R', (const unsigned char *)PyBytes_AS_STRING(value),
+        return shared_add(table, key, key_length, hash, 'R', (const unsigned char *)PyBytes_AS_STRING(value),
                           PyBytes_GET_SIZE(value));
     }
     if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) == 3 && PyTuple_GET_ITEM(value, 1) == Py_False) {
@@ -1177,7 +1179,7 @@ static int shared_put(SharedDecisions *table, const unsigned char *key, Py_ssize
             }
             if (same) {
                 unsigned char index = (unsigned char)i;
-                return shared_add(table, key, key_length, 'C', &index, 1);
+                return shared_add(table, key, key_length, hash, 'C', &index, 1);
             }
         }
     }
@@ -1194,7 +1196,8 @@ static PyObject *shared_add_method(SharedDecisions *self, PyObject *args) {
         return NULL;
     }
 #ifdef SHARED_DECISIONS
-    int added = shared_put(self, (const unsigned char *)key, key_length, value);
+    int added = shared_put(self, (const unsigned char *)key, key_length, hash_bytes((const unsigned char *)key, key_length),
+                           value);
     return added < 0 ? NULL : PyBool_FromLong(added);
 #else
     (void)key;
@@ -1213,7 +1216,8 @@ static PyObject *shared_get_method(SharedDecisions *self, PyObject *args) {
     }
 #ifdef SHARED_DECISIONS
     uint32_t length;
-    const unsigned char *value = shared_find(self, (const unsigned char *)key, key_length, &length);
+    const unsigned char *value =
+        shared_find(self, (const unsigned char *)key, key_length, hash_bytes((const unsigned char *)key, key_length), &length);
     if (value != NULL) {
         return value_from_shared(self, value, length);
     }
@@ -1251,6 +1255,235 @@ static PyTypeObject SharedDecisionsType = {
     .tp_new = shared_new,
 };
 
+/* -- The memo of one process's decisions ------------------------------------------------------ */
+
+/* Decisions this process made or took from the shared table, keyed by the term's raw bytes
+ * (the key scan_block makes, below), in a hash table of its own: a term looked up costs no
+ * Python bytes object, no siphash and no dict probe (about a sixth of a run where every
+ * record brings identifiers of its own). Bounded as the dict it replaces was: when it holds
+ * `size` entries it forgets the older half, in the order they came
+ * (ldids.passes.decision.evict_oldest_half), so the identifiers a dump is repeating right now
+ * stay known. It remembers only what the decision answered: the values are the memo values
+ * (ldids.dumps.worker._Value) the loop and decide() made.
+ *
+ * Entries are kept in the order they came, their keys one after another in an arena; the
+ * index is open addressing over uint64 slots (0: empty, else the top 32 bits of the hash
+ * and 1 + the entry's number). Forgetting the older half moves the younger half (entries
+ * and keys) to the front and builds the index again: amortized, a constant per entry. */
+
+typedef struct {
+    uint64_t hash;
+    PyObject *value;
+    size_t key; /* offset of the key in the arena */
+    size_t key_length;
+} MemoEntry;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t size;      /* the most entries before the older half is forgotten */
+    Py_ssize_t count;     /* entries held */
+    MemoEntry *entries;   /* size + 1 of them (a full memo of 1 forgets none), in the order they came */
+    uint64_t *slots;      /* a power of two, at least twice the entries */
+    uint64_t mask;
+    unsigned char *arena; /* the keys, in the order of their entries */
+    size_t used, room;
+} DecisionMemo;
+
+static PyTypeObject DecisionMemoType;
+
+static void memo_index(DecisionMemo *memo, Py_ssize_t number) {
+    uint64_t hash = memo->entries[number].hash;
+    uint64_t i = hash & memo->mask;
+    while (memo->slots[i] != 0) {
+        i = (i + 1) & memo->mask;
+    }
+    memo->slots[i] = (hash >> 32) << 32 | (uint64_t)(number + 1);
+}
+
+/* The value held for key (borrowed), or NULL. */
+static PyObject *memo_find(DecisionMemo *memo, const unsigned char *key, size_t length, uint64_t hash) {
+    for (uint64_t i = hash & memo->mask;; i = (i + 1) & memo->mask) {
+        uint64_t slot = memo->slots[i];
+        if (slot == 0) {
+            return NULL;
+        }
+        if (slot >> 32 != hash >> 32) {
+            continue;
+        }
+        const MemoEntry *entry = &memo->entries[(slot & 0xFFFFFFFFu) - 1];
+        if (entry->hash == hash && entry->key_length == length &&
+            memcmp(memo->arena + entry->key, key, length) == 0) {
+            return entry->value;
+        }
+    }
+}
+
+/* Forgets the older half of the entries (the first count / 2 that came). */
+static void memo_forget_older_half(DecisionMemo *memo) {
+    Py_ssize_t half = memo->count / 2, kept = memo->count - half;
+    for (Py_ssize_t i = 0; i < half; i++) {
+        Py_DECREF(memo->entries[i].value);
+    }
+    size_t from = kept > 0 ? memo->entries[half].key : memo->used;
+    memmove(memo->entries, memo->entries + half, (size_t)kept * sizeof(MemoEntry));
+    memmove(memo->arena, memo->arena + from, memo->used - from);
+    memo->used -= from;
+    memo->count = kept;
+    memset(memo->slots, 0, (size_t)(memo->mask + 1) * sizeof(uint64_t));
+    for (Py_ssize_t i = 0; i < kept; i++) {
+        memo->entries[i].key -= from;
+        memo_index(memo, i);
+    }
+}
+
+/* Remembers key -> value (a new key; the memo takes a reference). -1 on error. */
+static int memo_add(DecisionMemo *memo, const unsigned char *key, size_t length, uint64_t hash, PyObject *value) {
+    if (memo->count >= memo->size) {
+        memo_forget_older_half(memo);
+    }
+    if (memo->used + length > memo->room) {
+        size_t room = memo->room * 2 > memo->used + length ? memo->room * 2 : memo->used + length;
+        unsigned char *arena = PyMem_Realloc(memo->arena, room);
+        if (arena == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memo->arena = arena;
+        memo->room = room;
+    }
+    memcpy(memo->arena + memo->used, key, length);
+    MemoEntry *entry = &memo->entries[memo->count];
+    entry->hash = hash;
+    entry->key = memo->used;
+    entry->key_length = length;
+    Py_INCREF(value);
+    entry->value = value;
+    memo->used += length;
+    memo_index(memo, memo->count++);
+    return 0;
+}
+
+static PyObject *memo_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"size", NULL};
+    Py_ssize_t size;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "n", names, &size)) {
+        return NULL;
+    }
+    if (size < 1 || size > (1 << 30)) {
+        PyErr_SetString(PyExc_ValueError, "size must be 1 to 2**30");
+        return NULL;
+    }
+    uint64_t slots = 16;
+    while (slots < ((uint64_t)size + 1) * 2) {
+        slots *= 2;
+    }
+    DecisionMemo *self = (DecisionMemo *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->size = size;
+    self->mask = slots - 1;
+    self->room = 4096;
+    self->entries = PyMem_Malloc(((size_t)size + 1) * sizeof(MemoEntry));
+    self->slots = PyMem_Calloc((size_t)slots, sizeof(uint64_t));
+    self->arena = PyMem_Malloc(self->room);
+    if (self->entries == NULL || self->slots == NULL || self->arena == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    return (PyObject *)self;
+}
+
+static void memo_dealloc(DecisionMemo *self) {
+    for (Py_ssize_t i = 0; i < self->count; i++) {
+        Py_DECREF(self->entries[i].value);
+    }
+    PyMem_Free(self->entries);
+    PyMem_Free(self->slots);
+    PyMem_Free(self->arena);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* get(key) -> the memo value, or raises KeyError. */
+static PyObject *memo_get_method(DecisionMemo *self, PyObject *args) {
+    const char *key;
+    Py_ssize_t length;
+    if (!PyArg_ParseTuple(args, "y#", &key, &length)) {
+        return NULL;
+    }
+    PyObject *value =
+        memo_find(self, (const unsigned char *)key, (size_t)length, hash_bytes((const unsigned char *)key, length));
+    if (value == NULL) {
+        PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(args, 0));
+        return NULL;
+    }
+    Py_INCREF(value);
+    return value;
+}
+
+/* add(key, value): remembers a new key (an older half forgotten first if the memo is full). */
+static PyObject *memo_add_method(DecisionMemo *self, PyObject *args) {
+    const char *key;
+    Py_ssize_t length;
+    PyObject *value;
+    if (!PyArg_ParseTuple(args, "y#O", &key, &length, &value)) {
+        return NULL;
+    }
+    uint64_t hash = hash_bytes((const unsigned char *)key, length);
+    if (memo_find(self, (const unsigned char *)key, (size_t)length, hash) != NULL) {
+        PyErr_SetString(PyExc_KeyError, "the memo holds that key already");
+        return NULL;
+    }
+    if (memo_add(self, (const unsigned char *)key, (size_t)length, hash, value) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* items() -> [(key, value)], in the order they came. */
+static PyObject *memo_items_method(DecisionMemo *self, PyObject *unused) {
+    (void)unused;
+    PyObject *items = PyList_New(self->count);
+    for (Py_ssize_t i = 0; items != NULL && i < self->count; i++) {
+        const MemoEntry *entry = &self->entries[i];
+        PyObject *item = Py_BuildValue("(y#O)", self->arena + entry->key, (Py_ssize_t)entry->key_length, entry->value);
+        if (item == NULL) {
+            Py_CLEAR(items);
+            break;
+        }
+        PyList_SET_ITEM(items, i, item);
+    }
+    return items;
+}
+
+static Py_ssize_t memo_length(DecisionMemo *self) { return self->count; }
+
+static PyMethodDef memo_methods[] = {
+    {"get", (PyCFunction)memo_get_method, METH_VARARGS, "get(key) -> the memo value; KeyError if absent"},
+    {"add", (PyCFunction)memo_add_method, METH_VARARGS, "add(key, value): remembers a key it does not hold"},
+    {"items", (PyCFunction)memo_items_method, METH_NOARGS, "items() -> [(key, value)], oldest first"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef memo_members[] = {
+    {"size", T_PYSSIZET, offsetof(DecisionMemo, size), READONLY, "the most entries held"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PySequenceMethods memo_sequence = {.sq_length = (lenfunc)memo_length};
+
+static PyTypeObject DecisionMemoType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ldids.dumps._scan.DecisionMemo",
+    .tp_basicsize = sizeof(DecisionMemo),
+    .tp_dealloc = (destructor)memo_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "DecisionMemo(size): one process's decisions by raw key, the older half forgotten when full",
+    .tp_methods = memo_methods,
+    .tp_members = memo_members,
+    .tp_as_sequence = &memo_sequence,
+    .tp_new = memo_new,
+};
+
 /* -- One block ---------------------------------------------------------------------------------- */
 
 /* A memo value (ldids.dumps.worker._Value) is one of:
@@ -1263,9 +1496,8 @@ static PyTypeObject SharedDecisionsType = {
  *   (None, False, None, key)                a term left alone: counted under key, a
  *                                           ("left", reason) tuple. */
 typedef struct {
-    PyObject *memo;    /* dict: key -> memo value */
+    DecisionMemo *table; /* key -> memo value */
     PyObject *decide;  /* decide(raw, bare predicate or None, linkable, subject or None) -> memo value */
-    Py_ssize_t size;   /* the most entries memo takes before it forgets its older half */
     PyObject *schemes; /* tuple of scheme names, indexed by a rewriting value's first byte */
     PyObject *counts;  /* dict: scheme -> occurrences of identifiers rewritten */
     PyObject *invalid; /* list of (line index, memo value) */
@@ -1313,26 +1545,29 @@ static int evict_oldest_half(PyObject *memo) {
     return failed ? -1 : 0;
 }
 
+/* A term's memo key: its bytes, where they are, and their hash. */
+typedef struct {
+    const unsigned char *bytes;
+    size_t length;
+    uint64_t hash;
+} Key;
+
 /* Remembers a decision: in the table the run's processes share if it takes it, else in
  * this process's memo. */
-static int remember(Memo *memo, PyObject *key, PyObject *value) {
+static int remember(Memo *memo, const Key *key, PyObject *value) {
 #ifdef SHARED_DECISIONS
     if (memo->shared != NULL) {
-        int added = shared_put(memo->shared, (const unsigned char *)PyBytes_AS_STRING(key), PyBytes_GET_SIZE(key),
-                               value);
+        int added = shared_put(memo->shared, key->bytes, (Py_ssize_t)key->length, key->hash, value);
         if (added != 0) {
             return added < 0 ? -1 : 0;
         }
     }
 #endif
-    if (PyDict_GET_SIZE(memo->memo) >= memo->size && evict_oldest_half(memo->memo) < 0) {
-        return -1;
-    }
-    return PyDict_SetItem(memo->memo, key, value);
+    return memo_add(memo->table, key->bytes, key->length, key->hash, value);
 }
 
 /* A new decision, remembered: the value handed back, or NULL (and the value released) on error. */
-static PyObject *remembered(Memo *memo, PyObject *key, PyObject *value) {
+static PyObject *remembered(Memo *memo, const Key *key, PyObject *value) {
     if (remember(memo, key, value) < 0) {
         Py_DECREF(value);
         return NULL;
@@ -1767,23 +2002,20 @@ static PyObject *bare_pid_decision(Memo *memo, BarePids *bare, const unsigned ch
 }
 
 /* The memo value of one term (a new reference), or NULL on error. */
-static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py_ssize_t raw_length,
+static PyObject *look_up(Memo *memo, const Key *key, const unsigned char *raw, Py_ssize_t raw_length,
                          const unsigned char *bare_predicate, Py_ssize_t bare_predicate_length,
                          const unsigned char *subject, Py_ssize_t subject_length, int linkable, BarePids *bare,
                          PyObject *subject_value) {
-    PyObject *value = PyDict_GetItemWithError(memo->memo, key);
+    PyObject *value = memo_find(memo->table, key->bytes, key->length, key->hash);
     if (value != NULL) {
         Py_INCREF(value);
         return value;
     }
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
 #ifdef SHARED_DECISIONS
     if (memo->shared != NULL) {
         uint32_t length;
-        const unsigned char *shared = shared_find(memo->shared, (const unsigned char *)PyBytes_AS_STRING(key),
-                                                  PyBytes_GET_SIZE(key), &length);
+        const unsigned char *shared = shared_find(memo->shared, key->bytes, (Py_ssize_t)key->length, key->hash,
+                                                  &length);
         if (shared != NULL) {
             return value_from_shared(memo->shared, shared, length);
         }
@@ -1985,9 +2217,10 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
     int quads, stop_on_error, all_slow, rewrite_predicates;
-    Memo memo = {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0}};
-    PyObject *shared, *memo_size, *compiled;
+    Memo memo = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0}};
+    PyObject *shared, *compiled;
     Needles needles;
+    unsigned char key_room[1024]; /* a memo key made of more than the term (see below) */
     PyObject *tables, *bare_predicates, *slow_predicates, *identity_predicates, *identity, *slow, *bad, *into = Py_None;
     if (!PyArg_ParseTuple(args, "y*OOO|O", &data, &tables, &slow, &bad, &into)) {
         return NULL;
@@ -1995,9 +2228,8 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     if ((quads = table_flag(tables, "quads")) < 0 || (stop_on_error = table_flag(tables, "stop_on_error")) < 0 ||
         (all_slow = table_flag(tables, "all_slow")) < 0 ||
         (rewrite_predicates = table_flag(tables, "rewrite_predicates")) < 0 ||
-        (memo.memo = table(tables, "memo", &PyDict_Type)) == NULL ||
+        (memo.table = (DecisionMemo *)table(tables, "memo", &DecisionMemoType)) == NULL ||
         (memo.decide = table(tables, "decide", NULL)) == NULL ||
-        (memo_size = table(tables, "memo_size", &PyLong_Type)) == NULL ||
         (memo.schemes = table(tables, "schemes", &PyTuple_Type)) == NULL ||
         (shared = table(tables, "shared", NULL)) == NULL ||
         (needles.folded = table(tables, "folded", &PyTuple_Type)) == NULL ||
@@ -2012,19 +2244,9 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         PyBuffer_Release(&data);
         return NULL;
     }
-    memo.size = PyLong_AsSsize_t(memo_size);
-    if (memo.size == -1 && PyErr_Occurred()) {
-        PyBuffer_Release(&data);
-        return NULL;
-    }
     if (into != Py_None && !PyByteArray_Check(into)) {
         PyBuffer_Release(&data);
         PyErr_SetString(PyExc_TypeError, "into must be None or a bytearray");
-        return NULL;
-    }
-    if (memo.size < 1) {
-        PyBuffer_Release(&data);
-        PyErr_SetString(PyExc_ValueError, "memo_size must be at least 1");
         return NULL;
     }
     if (PyTuple_GET_SIZE(compiled) > 0) {
@@ -2196,36 +2418,41 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
             int linkable = index_ == 0 || index_ == 2;
             const unsigned char *subject = line + terms.start[0];
             Py_ssize_t subject_length = terms.stop[0] - terms.start[0];
-            PyObject *key, *value;
+            PyObject *value;
             if (literal_under_bare && bare_on && bare_pid < 0) {
                 bare_pid = one_of(bare_pids.predicates, predicate, predicate_length);
             }
-            if (literal_under_bare) {
-                key = PyBytes_FromStringAndSize(NULL, predicate_length + subject_length + raw_length);
-                if (key != NULL) {
-                    char *at = PyBytes_AS_STRING(key);
-                    memcpy(at, predicate, (size_t)predicate_length);
-                    memcpy(at + predicate_length, subject, (size_t)subject_length);
-                    memcpy(at + predicate_length + subject_length, raw, (size_t)raw_length);
+            /* The term itself where it is the whole key (most are); else made in key_room,
+             * or on the heap for a key longer than that. */
+            Key key = {raw, (size_t)raw_length, 0};
+            unsigned char *made = NULL;
+            if (literal_under_bare || !linkable) {
+                key.length = literal_under_bare ? (size_t)(predicate_length + subject_length + raw_length)
+                                                : (size_t)raw_length + 1;
+                made = key.length <= sizeof key_room ? key_room : PyMem_Malloc(key.length);
+                if (made == NULL) {
+                    PyErr_NoMemory();
+                    failed = 1;
+                    break;
                 }
-            } else if (!linkable) {
-                key = PyBytes_FromStringAndSize(NULL, raw_length + 1);
-                if (key != NULL) {
-                    PyBytes_AS_STRING(key)[0] = '\0';
-                    memcpy(PyBytes_AS_STRING(key) + 1, raw, (size_t)raw_length);
+                if (literal_under_bare) {
+                    memcpy(made, predicate, (size_t)predicate_length);
+                    memcpy(made + predicate_length, subject, (size_t)subject_length);
+                    memcpy(made + predicate_length + subject_length, raw, (size_t)raw_length);
+                } else {
+                    made[0] = '\0';
+                    memcpy(made + 1, raw, (size_t)raw_length);
                 }
-            } else {
-                key = PyBytes_FromStringAndSize((const char *)raw, raw_length);
+                key.bytes = made;
             }
-            if (key == NULL) {
-                failed = 1;
-                break;
-            }
-            value = look_up(&memo, key, raw, raw_length, literal_under_bare ? predicate : NULL, predicate_length,
+            key.hash = hash_bytes(key.bytes, (Py_ssize_t)key.length);
+            value = look_up(&memo, &key, raw, raw_length, literal_under_bare ? predicate : NULL, predicate_length,
                             subject, subject_length, linkable,
                             literal_under_bare && bare_on && bare_pid ? &bare_pids : NULL, subject_value);
+            if (made != NULL && made != key_room) {
+                PyMem_Free(made);
+            }
             if (value == NULL) {
-                Py_DECREF(key);
                 failed = 1;
                 break;
             }
@@ -2243,7 +2470,6 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
                 }
             }
             Py_DECREF(value);
-            Py_DECREF(key);
         }
         Py_XDECREF(subject_value);
         if (!failed && identity_statement) {
@@ -2591,7 +2817,7 @@ static struct PyModuleDef module_definition = {
 
 PyMODINIT_FUNC PyInit__scan(void) {
     init_tables();
-    if (PyType_Ready(&SharedDecisionsType) < 0) {
+    if (PyType_Ready(&SharedDecisionsType) < 0 || PyType_Ready(&DecisionMemoType) < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_definition);
@@ -2601,6 +2827,12 @@ PyMODINIT_FUNC PyInit__scan(void) {
     Py_INCREF(&SharedDecisionsType);
     if (PyModule_AddObject(module, "SharedDecisions", (PyObject *)&SharedDecisionsType) < 0) {
         Py_DECREF(&SharedDecisionsType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_INCREF(&DecisionMemoType);
+    if (PyModule_AddObject(module, "DecisionMemo", (PyObject *)&DecisionMemoType) < 0) {
+        Py_DECREF(&DecisionMemoType);
         Py_DECREF(module);
         return NULL;
     }
