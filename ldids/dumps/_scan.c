@@ -1727,6 +1727,68 @@ done:
     return value;
 }
 
+/* Is the IRI text[0..length) a valid identifier in a prefixed form, written as its canonical
+ * IRI? 1 where a compiled canonicalizer answers for it with the text itself; 0 where that
+ * is not known here (Python decides); -1 on error. */
+static int canonical_identifier(Memo *memo, const unsigned char *text, Py_ssize_t length) {
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (text[i] >= 0x80 || text[i] == '\\') {
+            return 0;
+        }
+    }
+    unsigned char room[CANONICAL_ROOM];
+    const unsigned char *written = NULL;
+    Py_ssize_t written_length = 0;
+    PyObject *held = NULL;
+    int found = 0;
+    for (Py_ssize_t scheme = 0; scheme < PyTuple_GET_SIZE(memo->compiled) && found == 0; scheme++) {
+        PyObject *canonicalize = PyTuple_GET_ITEM(memo->compiled, scheme);
+        if (canonicalize != Py_None) {
+            found = canonical_of(canonicalize, text, length, room, &written, &written_length, &held);
+        }
+    }
+    int same = found == 1 && written_length == length && memcmp(written, text, (size_t)length) == 0;
+    Py_XDECREF(held);
+    return found < 0 ? -1 : same;
+}
+
+/* The link a statement of an identity predicate (Fedora's OAI itemID) calls for, from its
+ * subject to its object as rewritten (after[0], after[2]), made here where both are IRIs
+ * that canonical_identifier knows: what ldids.dumps.worker._Worker.identity_link (so
+ * ldids.passes.graph.identity_link) makes of them, without a Python call per statement.
+ * The predicate was matched as written, without escapes. 1: decided (the link, if any,
+ * added to memo->links); 0: Python decides; -1 on error. */
+static int identity_link(Memo *memo, const char *const after[3], const Py_ssize_t after_length[3]) {
+    const unsigned char *subject = (const unsigned char *)after[0], *object = (const unsigned char *)after[2];
+    Py_ssize_t subject_length = after_length[0], object_length = after_length[2];
+    if (memo->compiled == NULL || subject_length < 2 || subject[0] != '<' || object_length < 2 || object[0] != '<') {
+        return 0;
+    }
+    int known = canonical_identifier(memo, subject + 1, subject_length - 2);
+    if (known == 1) {
+        known = canonical_identifier(memo, object + 1, object_length - 2);
+    }
+    if (known != 1) {
+        return known;
+    }
+    if (subject_length == object_length && memcmp(subject, object, (size_t)subject_length) == 0) {
+        return 1; /* the same identifier: no link */
+    }
+    Py_ssize_t infix = (Py_ssize_t)strlen(SAME_AS_LINK);
+    PyObject *link = PyUnicode_New(subject_length + infix + object_length + 2, 127);
+    if (link == NULL) {
+        return -1;
+    }
+    Py_UCS1 *at = PyUnicode_1BYTE_DATA(link);
+    memcpy(at, subject, (size_t)subject_length);
+    memcpy(at + subject_length, SAME_AS_LINK, (size_t)infix);
+    memcpy(at + subject_length + infix, object, (size_t)object_length);
+    memcpy(at + subject_length + infix + object_length, " .", 2);
+    int failed = PyList_Append(memo->links, link);
+    Py_DECREF(link);
+    return failed < 0 ? -1 : 1;
+}
+
 /* -- Bare PIDs under bare-PID predicates ---------------------------------------------------------
  *
  * A literal under a bare-PID predicate (dc:identifier) that holds a bare PID ("demo:1") is
@@ -2484,12 +2546,17 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
                     after_length[index_] = terms.stop[index_] - terms.start[index_];
                 }
             }
-            PyObject *answer = PyObject_CallFunction(identity, "y#y#y#", after[0], after_length[0], after[1],
-                                                     after_length[1], after[2], after_length[2]);
-            if (answer == NULL) {
+            int decided = identity_link(&memo, after, after_length);
+            if (decided < 0) {
                 failed = 1;
-            } else {
-                Py_DECREF(answer);
+            } else if (!decided) {
+                PyObject *answer = PyObject_CallFunction(identity, "y#y#y#", after[0], after_length[0], after[1],
+                                                         after_length[1], after[2], after_length[2]);
+                if (answer == NULL) {
+                    failed = 1;
+                } else {
+                    Py_DECREF(answer);
+                }
             }
         }
         if (!failed) {
