@@ -21,6 +21,17 @@ class DecisionMemo:
     def items(self) -> list[tuple[bytes, Any]]: ...
     def __len__(self) -> int: ...
 
+class MergedRuns:
+    """The lines of files of sorted lines (by descriptor, each line ended by LF), merged,
+    each once, as (data, count) batches of about ``batch`` bytes."""
+
+    def __init__(self, fds: list[int], batch: int = ...) -> None: ...
+    def __iter__(self) -> MergedRuns: ...
+    def __next__(self) -> tuple[bytes, int]: ...
+
+def joined_unique(lines: list[str], start: int = 0, stop: int = ..., /) -> tuple[bytes, int]:
+    """lines[start:stop] of sorted lines, each once (nor the line before start), in UTF-8, each ended by LF."""
+
 def scan_block(
     data: bytes | bytearray | memoryview,
     tables: Any,

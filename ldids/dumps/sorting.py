@@ -9,11 +9,24 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import os
 import tempfile
 from collections.abc import Iterable, Iterator
+from types import ModuleType
 from typing import IO
 
 __all__ = ["SortedUnique", "difference"]
+
+# The joins and the merge of the runs, compiled (ldids/dumps/_scan.c: joined_unique,
+# MergedRuns), where the extension was built; the Python below is their reference
+# (tests/test_sorting.py holds the two equal) and runs with LDIDS_PURE_PYTHON set.
+_compiled: ModuleType | None
+try:
+    from ldids.dumps import _scan as _compiled
+except ImportError:
+    _compiled = None
+if os.environ.get("LDIDS_PURE_PYTHON") or not hasattr(_compiled, "MergedRuns"):
+    _compiled = None
 
 
 class SortedUnique:
@@ -67,12 +80,20 @@ class SortedUnique:
             run.close()
         self._runs.clear()
 
-    def _take_pieces(self) -> list[str]:
-        """The lines held in memory, sorted, each once; the pieces are let go."""
+    def _take_pieces(self) -> Iterator[tuple[bytes, int]]:
+        """The lines held in memory, sorted, each once, in UTF-8 and ended by LF, some
+        thousands a piece (a bounded copy at a time), and how many; the pieces are let go."""
         merged = sorted(itertools.chain.from_iterable(self._pieces))
         self._pieces.clear()
         self._held = 0
-        return [line for line, _ in itertools.groupby(merged)]
+        if _compiled is not None:
+            for start in range(0, len(merged), 10_000):
+                yield _compiled.joined_unique(merged, start, start + 10_000)
+            return
+        lines = [line for line, _ in itertools.groupby(merged)]
+        for start in range(0, len(lines), 10_000):
+            piece = lines[start : start + 10_000]
+            yield _encoded(piece), len(piece)
 
     def _spill(self) -> None:
         if not self._pieces:
@@ -81,9 +102,8 @@ class SortedUnique:
         # UTF-8 bytes, read back as bytes: their order is the order of the code points (a
         # lone surrogate, a \uD800 escape in a dump, written as its three bytes too).
         run = tempfile.TemporaryFile("w+b", prefix="ldids-run-")  # noqa: SIM115
-        lines = self._take_pieces()
-        for start in range(0, len(lines), 10_000):  # a slice at a time: a bounded copy to write
-            run.write(_encoded(lines[start : start + 10_000]))
+        for encoded, _ in self._take_pieces():
+            run.write(encoded)
         run.seek(0)
         self._runs.append(run)
 
@@ -96,13 +116,15 @@ class SortedUnique:
         """The lines of :meth:`__iter__` in UTF-8, each ended by LF, some thousands a
         piece, and how many: what a writer writes, never decoded and encoded again."""
         if not self._runs:
-            lines = self._take_pieces()
-            for start in range(0, len(lines), 10_000):
-                piece = lines[start : start + 10_000]
-                yield _encoded(piece), len(piece)
+            yield from (piece for piece in self._take_pieces() if piece[1])
             return
         self._spill()
         try:
+            if _compiled is not None:
+                for run in self._runs:
+                    run.flush()  # read from the file, by its descriptor
+                yield from _compiled.MergedRuns([run.fileno() for run in self._runs])
+                return
             for batch in _merged(self._runs):
                 if batch:
                     yield b"\n".join(batch) + b"\n", len(batch)
