@@ -1695,8 +1695,9 @@ static PyObject *compiled_decision(Memo *memo, const unsigned char *raw, Py_ssiz
         goto done;
     }
     for (Py_ssize_t i = 0; i < canonical_length; i++) {
-        /* What ldids.ntriples.iri would escape: left to Python (no canonical IRI has it). */
-        if (written[i] <= 0x20 || strchr("<>\"{}|^`\\", written[i]) != NULL) {
+        /* What ldids.ntriples.iri would escape (controls, space, <>"{}|^`\: what IRIREF
+         * does not allow, iri_byte): left to Python (no canonical IRI has it). */
+        if (!(iri_byte[written[i]] & IRI_PLAIN)) {
             goto done;
         }
     }
