@@ -195,6 +195,7 @@ def test_sorted_unique_merges_runs_longer_than_a_read(monkeypatch: pytest.Monkey
     from ldids.dumps import sorting
 
     merged = sorting._merged
+    monkeypatch.setattr(sorting, "_compiled", None)  # the Python merge (tests/test_sorting.py: the compiled one)
     monkeypatch.setattr(sorting, "_merged", lambda runs: merged(runs, read=8))
     collected = SortedUnique(run_size=50)
     words = [f"{n * 7919 % 1000:03d}" for n in range(2000)] + ["a", "a\tb", "a\x00"]

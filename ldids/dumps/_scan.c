@@ -18,8 +18,13 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stdint.h>
 #include <string.h>
+#ifndef _WIN32
+#define MERGED_RUNS 1 /* pread() */
+#include <unistd.h>
+#endif
 
 #if defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
 #define SHARED_DECISIONS 1
@@ -1027,11 +1032,11 @@ static int entry_is(const unsigned char *entry, uint64_t hash, const unsigned ch
 
 /* The value stored for ``key`` (its length in *length), or NULL. */
 static const unsigned char *shared_find(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length,
-                                        uint32_t *length) {
+                                        uint64_t hash, uint32_t *length) {
     SharedHeader *header = shared_header(table);
     uint64_t *slots = shared_slots(table);
     unsigned char *arena = shared_arena(table);
-    uint64_t hash = hash_bytes(key, key_length), mask = header->slots - 1;
+    uint64_t mask = header->slots - 1;
     for (uint64_t i = hash & mask, probes = 0; probes <= mask; i = (i + 1) & mask, probes++) {
         uint64_t slot = __atomic_load_n(&slots[i], __ATOMIC_ACQUIRE);
         if (slot == 0) {
@@ -1050,8 +1055,8 @@ static const unsigned char *shared_find(SharedDecisions *table, const unsigned c
 }
 
 /* Adds key -> tag byte + value; 1 if the table holds it now, 0 if it is full. */
-static int shared_add(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length, unsigned char tag,
-                      const unsigned char *rest, Py_ssize_t rest_length) {
+static int shared_add(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length, uint64_t hash,
+                      unsigned char tag, const unsigned char *rest, Py_ssize_t rest_length) {
     Py_ssize_t value_length = 1 + rest_length;
     SharedHeader *header = shared_header(table);
     uint64_t *slots = shared_slots(table);
@@ -1067,7 +1072,7 @@ static int shared_add(SharedDecisions *table, const unsigned char *key, Py_ssize
         return 0;
     }
     unsigned char *entry = arena + offset;
-    uint64_t hash = hash_bytes(key, key_length), mask = header->slots - 1;
+    uint64_t mask = header->slots - 1;
     uint32_t lengths[2] = {(uint32_t)key_length, (uint32_t)value_length};
     memcpy(entry, &hash, 8);
     memcpy(entry + 8, lengths, 8);
@@ -1161,12 +1166,13 @@ static void shared_dealloc(SharedDecisions *self) {
 #ifdef SHARED_DECISIONS
 /* Puts key -> a memo value into the table: 1 if the table holds it now, 0 if not (it is
  * full, or the value is not shareable), -1 on error. */
-static int shared_put(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length, PyObject *value) {
+static int shared_put(SharedDecisions *table, const unsigned char *key, Py_ssize_t key_length, uint64_t hash,
+                      PyObject *value) {
     if (value == Py_None) {
-        return shared_add(table, key, key_length, 'N', NULL, 0);
+        return shared_add(table, key, key_length, hash, 'N', NULL, 0);
     }
     if (PyBytes_Check(value) && PyBytes_GET_SIZE(value) >= 2) {
-        return shared_add(table, key, key_length, 'R', (const unsigned char *)PyBytes_AS_STRING(value),
+        return shared_add(table, key, key_length, hash, 'R', (const unsigned char *)PyBytes_AS_STRING(value),
                           PyBytes_GET_SIZE(value));
     }
     if (PyTuple_Check(value) && PyTuple_GET_SIZE(value) == 3 && PyTuple_GET_ITEM(value, 1) == Py_False) {
@@ -1177,7 +1183,7 @@ static int shared_put(SharedDecisions *table, const unsigned char *key, Py_ssize
             }
             if (same) {
                 unsigned char index = (unsigned char)i;
-                return shared_add(table, key, key_length, 'C', &index, 1);
+                return shared_add(table, key, key_length, hash, 'C', &index, 1);
             }
         }
     }
@@ -1194,7 +1200,8 @@ static PyObject *shared_add_method(SharedDecisions *self, PyObject *args) {
         return NULL;
     }
 #ifdef SHARED_DECISIONS
-    int added = shared_put(self, (const unsigned char *)key, key_length, value);
+    int added = shared_put(self, (const unsigned char *)key, key_length, hash_bytes((const unsigned char *)key, key_length),
+                           value);
     return added < 0 ? NULL : PyBool_FromLong(added);
 #else
     (void)key;
@@ -1213,7 +1220,8 @@ static PyObject *shared_get_method(SharedDecisions *self, PyObject *args) {
     }
 #ifdef SHARED_DECISIONS
     uint32_t length;
-    const unsigned char *value = shared_find(self, (const unsigned char *)key, key_length, &length);
+    const unsigned char *value =
+        shared_find(self, (const unsigned char *)key, key_length, hash_bytes((const unsigned char *)key, key_length), &length);
     if (value != NULL) {
         return value_from_shared(self, value, length);
     }
@@ -1251,6 +1259,235 @@ static PyTypeObject SharedDecisionsType = {
     .tp_new = shared_new,
 };
 
+/* -- The memo of one process's decisions ------------------------------------------------------ */
+
+/* Decisions this process made or took from the shared table, keyed by the term's raw bytes
+ * (the key scan_block makes, below), in a hash table of its own: a term looked up costs no
+ * Python bytes object, no siphash and no dict probe (about a sixth of a run where every
+ * record brings identifiers of its own). Bounded as the dict it replaces was: when it holds
+ * `size` entries it forgets the older half, in the order they came
+ * (ldids.passes.decision.evict_oldest_half), so the identifiers a dump is repeating right now
+ * stay known. It remembers only what the decision answered: the values are the memo values
+ * (ldids.dumps.worker._Value) the loop and decide() made.
+ *
+ * Entries are kept in the order they came, their keys one after another in an arena; the
+ * index is open addressing over uint64 slots (0: empty, else the top 32 bits of the hash
+ * and 1 + the entry's number). Forgetting the older half moves the younger half (entries
+ * and keys) to the front and builds the index again: amortized, a constant per entry. */
+
+typedef struct {
+    uint64_t hash;
+    PyObject *value;
+    size_t key; /* offset of the key in the arena */
+    size_t key_length;
+} MemoEntry;
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t size;      /* the most entries before the older half is forgotten */
+    Py_ssize_t count;     /* entries held */
+    MemoEntry *entries;   /* size + 1 of them (a full memo of 1 forgets none), in the order they came */
+    uint64_t *slots;      /* a power of two, at least twice the entries */
+    uint64_t mask;
+    unsigned char *arena; /* the keys, in the order of their entries */
+    size_t used, room;
+} DecisionMemo;
+
+static PyTypeObject DecisionMemoType;
+
+static void memo_index(DecisionMemo *memo, Py_ssize_t number) {
+    uint64_t hash = memo->entries[number].hash;
+    uint64_t i = hash & memo->mask;
+    while (memo->slots[i] != 0) {
+        i = (i + 1) & memo->mask;
+    }
+    memo->slots[i] = (hash >> 32) << 32 | (uint64_t)(number + 1);
+}
+
+/* The value held for key (borrowed), or NULL. */
+static PyObject *memo_find(DecisionMemo *memo, const unsigned char *key, size_t length, uint64_t hash) {
+    for (uint64_t i = hash & memo->mask;; i = (i + 1) & memo->mask) {
+        uint64_t slot = memo->slots[i];
+        if (slot == 0) {
+            return NULL;
+        }
+        if (slot >> 32 != hash >> 32) {
+            continue;
+        }
+        const MemoEntry *entry = &memo->entries[(slot & 0xFFFFFFFFu) - 1];
+        if (entry->hash == hash && entry->key_length == length &&
+            memcmp(memo->arena + entry->key, key, length) == 0) {
+            return entry->value;
+        }
+    }
+}
+
+/* Forgets the older half of the entries (the first count / 2 that came). */
+static void memo_forget_older_half(DecisionMemo *memo) {
+    Py_ssize_t half = memo->count / 2, kept = memo->count - half;
+    for (Py_ssize_t i = 0; i < half; i++) {
+        Py_DECREF(memo->entries[i].value);
+    }
+    size_t from = kept > 0 ? memo->entries[half].key : memo->used;
+    memmove(memo->entries, memo->entries + half, (size_t)kept * sizeof(MemoEntry));
+    memmove(memo->arena, memo->arena + from, memo->used - from);
+    memo->used -= from;
+    memo->count = kept;
+    memset(memo->slots, 0, (size_t)(memo->mask + 1) * sizeof(uint64_t));
+    for (Py_ssize_t i = 0; i < kept; i++) {
+        memo->entries[i].key -= from;
+        memo_index(memo, i);
+    }
+}
+
+/* Remembers key -> value (a new key; the memo takes a reference). -1 on error. */
+static int memo_add(DecisionMemo *memo, const unsigned char *key, size_t length, uint64_t hash, PyObject *value) {
+    if (memo->count >= memo->size) {
+        memo_forget_older_half(memo);
+    }
+    if (memo->used + length > memo->room) {
+        size_t room = memo->room * 2 > memo->used + length ? memo->room * 2 : memo->used + length;
+        unsigned char *arena = PyMem_Realloc(memo->arena, room);
+        if (arena == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memo->arena = arena;
+        memo->room = room;
+    }
+    memcpy(memo->arena + memo->used, key, length);
+    MemoEntry *entry = &memo->entries[memo->count];
+    entry->hash = hash;
+    entry->key = memo->used;
+    entry->key_length = length;
+    Py_INCREF(value);
+    entry->value = value;
+    memo->used += length;
+    memo_index(memo, memo->count++);
+    return 0;
+}
+
+static PyObject *memo_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"size", NULL};
+    Py_ssize_t size;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "n", names, &size)) {
+        return NULL;
+    }
+    if (size < 1 || size > (1 << 30)) {
+        PyErr_SetString(PyExc_ValueError, "size must be 1 to 2**30");
+        return NULL;
+    }
+    uint64_t slots = 16;
+    while (slots < ((uint64_t)size + 1) * 2) {
+        slots *= 2;
+    }
+    DecisionMemo *self = (DecisionMemo *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->size = size;
+    self->mask = slots - 1;
+    self->room = 4096;
+    self->entries = PyMem_Malloc(((size_t)size + 1) * sizeof(MemoEntry));
+    self->slots = PyMem_Calloc((size_t)slots, sizeof(uint64_t));
+    self->arena = PyMem_Malloc(self->room);
+    if (self->entries == NULL || self->slots == NULL || self->arena == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    return (PyObject *)self;
+}
+
+static void memo_dealloc(DecisionMemo *self) {
+    for (Py_ssize_t i = 0; i < self->count; i++) {
+        Py_DECREF(self->entries[i].value);
+    }
+    PyMem_Free(self->entries);
+    PyMem_Free(self->slots);
+    PyMem_Free(self->arena);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* get(key) -> the memo value, or raises KeyError. */
+static PyObject *memo_get_method(DecisionMemo *self, PyObject *args) {
+    const char *key;
+    Py_ssize_t length;
+    if (!PyArg_ParseTuple(args, "y#", &key, &length)) {
+        return NULL;
+    }
+    PyObject *value =
+        memo_find(self, (const unsigned char *)key, (size_t)length, hash_bytes((const unsigned char *)key, length));
+    if (value == NULL) {
+        PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(args, 0));
+        return NULL;
+    }
+    Py_INCREF(value);
+    return value;
+}
+
+/* add(key, value): remembers a new key (an older half forgotten first if the memo is full). */
+static PyObject *memo_add_method(DecisionMemo *self, PyObject *args) {
+    const char *key;
+    Py_ssize_t length;
+    PyObject *value;
+    if (!PyArg_ParseTuple(args, "y#O", &key, &length, &value)) {
+        return NULL;
+    }
+    uint64_t hash = hash_bytes((const unsigned char *)key, length);
+    if (memo_find(self, (const unsigned char *)key, (size_t)length, hash) != NULL) {
+        PyErr_SetString(PyExc_KeyError, "the memo holds that key already");
+        return NULL;
+    }
+    if (memo_add(self, (const unsigned char *)key, (size_t)length, hash, value) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* items() -> [(key, value)], in the order they came. */
+static PyObject *memo_items_method(DecisionMemo *self, PyObject *unused) {
+    (void)unused;
+    PyObject *items = PyList_New(self->count);
+    for (Py_ssize_t i = 0; items != NULL && i < self->count; i++) {
+        const MemoEntry *entry = &self->entries[i];
+        PyObject *item = Py_BuildValue("(y#O)", self->arena + entry->key, (Py_ssize_t)entry->key_length, entry->value);
+        if (item == NULL) {
+            Py_CLEAR(items);
+            break;
+        }
+        PyList_SET_ITEM(items, i, item);
+    }
+    return items;
+}
+
+static Py_ssize_t memo_length(DecisionMemo *self) { return self->count; }
+
+static PyMethodDef memo_methods[] = {
+    {"get", (PyCFunction)memo_get_method, METH_VARARGS, "get(key) -> the memo value; KeyError if absent"},
+    {"add", (PyCFunction)memo_add_method, METH_VARARGS, "add(key, value): remembers a key it does not hold"},
+    {"items", (PyCFunction)memo_items_method, METH_NOARGS, "items() -> [(key, value)], oldest first"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef memo_members[] = {
+    {"size", T_PYSSIZET, offsetof(DecisionMemo, size), READONLY, "the most entries held"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PySequenceMethods memo_sequence = {.sq_length = (lenfunc)memo_length};
+
+static PyTypeObject DecisionMemoType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ldids.dumps._scan.DecisionMemo",
+    .tp_basicsize = sizeof(DecisionMemo),
+    .tp_dealloc = (destructor)memo_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "DecisionMemo(size): one process's decisions by raw key, the older half forgotten when full",
+    .tp_methods = memo_methods,
+    .tp_members = memo_members,
+    .tp_as_sequence = &memo_sequence,
+    .tp_new = memo_new,
+};
+
 /* -- One block ---------------------------------------------------------------------------------- */
 
 /* A memo value (ldids.dumps.worker._Value) is one of:
@@ -1263,9 +1500,8 @@ static PyTypeObject SharedDecisionsType = {
  *   (None, False, None, key)                a term left alone: counted under key, a
  *                                           ("left", reason) tuple. */
 typedef struct {
-    PyObject *memo;    /* dict: key -> memo value */
+    DecisionMemo *table; /* key -> memo value */
     PyObject *decide;  /* decide(raw, bare predicate or None, linkable, subject or None) -> memo value */
-    Py_ssize_t size;   /* the most entries memo takes before it forgets its older half */
     PyObject *schemes; /* tuple of scheme names, indexed by a rewriting value's first byte */
     PyObject *counts;  /* dict: scheme -> occurrences of identifiers rewritten */
     PyObject *invalid; /* list of (line index, memo value) */
@@ -1313,26 +1549,29 @@ static int evict_oldest_half(PyObject *memo) {
     return failed ? -1 : 0;
 }
 
+/* A term's memo key: its bytes, where they are, and their hash. */
+typedef struct {
+    const unsigned char *bytes;
+    size_t length;
+    uint64_t hash;
+} Key;
+
 /* Remembers a decision: in the table the run's processes share if it takes it, else in
  * this process's memo. */
-static int remember(Memo *memo, PyObject *key, PyObject *value) {
+static int remember(Memo *memo, const Key *key, PyObject *value) {
 #ifdef SHARED_DECISIONS
     if (memo->shared != NULL) {
-        int added = shared_put(memo->shared, (const unsigned char *)PyBytes_AS_STRING(key), PyBytes_GET_SIZE(key),
-                               value);
+        int added = shared_put(memo->shared, key->bytes, (Py_ssize_t)key->length, key->hash, value);
         if (added != 0) {
             return added < 0 ? -1 : 0;
         }
     }
 #endif
-    if (PyDict_GET_SIZE(memo->memo) >= memo->size && evict_oldest_half(memo->memo) < 0) {
-        return -1;
-    }
-    return PyDict_SetItem(memo->memo, key, value);
+    return memo_add(memo->table, key->bytes, key->length, key->hash, value);
 }
 
 /* A new decision, remembered: the value handed back, or NULL (and the value released) on error. */
-static PyObject *remembered(Memo *memo, PyObject *key, PyObject *value) {
+static PyObject *remembered(Memo *memo, const Key *key, PyObject *value) {
     if (remember(memo, key, value) < 0) {
         Py_DECREF(value);
         return NULL;
@@ -1456,8 +1695,9 @@ static PyObject *compiled_decision(Memo *memo, const unsigned char *raw, Py_ssiz
         goto done;
     }
     for (Py_ssize_t i = 0; i < canonical_length; i++) {
-        /* What ldids.ntriples.iri would escape: left to Python (no canonical IRI has it). */
-        if (written[i] <= 0x20 || strchr("<>\"{}|^`\\", written[i]) != NULL) {
+        /* What ldids.ntriples.iri would escape (controls, space, <>"{}|^`\: what IRIREF
+         * does not allow, iri_byte): left to Python (no canonical IRI has it). */
+        if (!(iri_byte[written[i]] & IRI_PLAIN)) {
             goto done;
         }
     }
@@ -1490,6 +1730,68 @@ done:
         return NULL; /* ask Python */
     }
     return value;
+}
+
+/* Is the IRI text[0..length) a valid identifier in a prefixed form, written as its canonical
+ * IRI? 1 where a compiled canonicalizer answers for it with the text itself; 0 where that
+ * is not known here (Python decides); -1 on error. */
+static int canonical_identifier(Memo *memo, const unsigned char *text, Py_ssize_t length) {
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (text[i] >= 0x80 || text[i] == '\\') {
+            return 0;
+        }
+    }
+    unsigned char room[CANONICAL_ROOM];
+    const unsigned char *written = NULL;
+    Py_ssize_t written_length = 0;
+    PyObject *held = NULL;
+    int found = 0;
+    for (Py_ssize_t scheme = 0; scheme < PyTuple_GET_SIZE(memo->compiled) && found == 0; scheme++) {
+        PyObject *canonicalize = PyTuple_GET_ITEM(memo->compiled, scheme);
+        if (canonicalize != Py_None) {
+            found = canonical_of(canonicalize, text, length, room, &written, &written_length, &held);
+        }
+    }
+    int same = found == 1 && written_length == length && memcmp(written, text, (size_t)length) == 0;
+    Py_XDECREF(held);
+    return found < 0 ? -1 : same;
+}
+
+/* The link a statement of an identity predicate (Fedora's OAI itemID) calls for, from its
+ * subject to its object as rewritten (after[0], after[2]), made here where both are IRIs
+ * that canonical_identifier knows: what ldids.dumps.worker._Worker.identity_link (so
+ * ldids.passes.graph.identity_link) makes of them, without a Python call per statement.
+ * The predicate was matched as written, without escapes. 1: decided (the link, if any,
+ * added to memo->links); 0: Python decides; -1 on error. */
+static int identity_link(Memo *memo, const char *const after[3], const Py_ssize_t after_length[3]) {
+    const unsigned char *subject = (const unsigned char *)after[0], *object = (const unsigned char *)after[2];
+    Py_ssize_t subject_length = after_length[0], object_length = after_length[2];
+    if (memo->compiled == NULL || subject_length < 2 || subject[0] != '<' || object_length < 2 || object[0] != '<') {
+        return 0;
+    }
+    int known = canonical_identifier(memo, subject + 1, subject_length - 2);
+    if (known == 1) {
+        known = canonical_identifier(memo, object + 1, object_length - 2);
+    }
+    if (known != 1) {
+        return known;
+    }
+    if (subject_length == object_length && memcmp(subject, object, (size_t)subject_length) == 0) {
+        return 1; /* the same identifier: no link */
+    }
+    Py_ssize_t infix = (Py_ssize_t)strlen(SAME_AS_LINK);
+    PyObject *link = PyUnicode_New(subject_length + infix + object_length + 2, 127);
+    if (link == NULL) {
+        return -1;
+    }
+    Py_UCS1 *at = PyUnicode_1BYTE_DATA(link);
+    memcpy(at, subject, (size_t)subject_length);
+    memcpy(at + subject_length, SAME_AS_LINK, (size_t)infix);
+    memcpy(at + subject_length + infix, object, (size_t)object_length);
+    memcpy(at + subject_length + infix + object_length, " .", 2);
+    int failed = PyList_Append(memo->links, link);
+    Py_DECREF(link);
+    return failed < 0 ? -1 : 1;
 }
 
 /* -- Bare PIDs under bare-PID predicates ---------------------------------------------------------
@@ -1767,23 +2069,20 @@ static PyObject *bare_pid_decision(Memo *memo, BarePids *bare, const unsigned ch
 }
 
 /* The memo value of one term (a new reference), or NULL on error. */
-static PyObject *look_up(Memo *memo, PyObject *key, const unsigned char *raw, Py_ssize_t raw_length,
+static PyObject *look_up(Memo *memo, const Key *key, const unsigned char *raw, Py_ssize_t raw_length,
                          const unsigned char *bare_predicate, Py_ssize_t bare_predicate_length,
                          const unsigned char *subject, Py_ssize_t subject_length, int linkable, BarePids *bare,
                          PyObject *subject_value) {
-    PyObject *value = PyDict_GetItemWithError(memo->memo, key);
+    PyObject *value = memo_find(memo->table, key->bytes, key->length, key->hash);
     if (value != NULL) {
         Py_INCREF(value);
         return value;
     }
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
 #ifdef SHARED_DECISIONS
     if (memo->shared != NULL) {
         uint32_t length;
-        const unsigned char *shared = shared_find(memo->shared, (const unsigned char *)PyBytes_AS_STRING(key),
-                                                  PyBytes_GET_SIZE(key), &length);
+        const unsigned char *shared = shared_find(memo->shared, key->bytes, (Py_ssize_t)key->length, key->hash,
+                                                  &length);
         if (shared != NULL) {
             return value_from_shared(memo->shared, shared, length);
         }
@@ -1985,9 +2284,10 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
     int quads, stop_on_error, all_slow, rewrite_predicates;
-    Memo memo = {NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0}};
-    PyObject *shared, *memo_size, *compiled;
+    Memo memo = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {0}};
+    PyObject *shared, *compiled;
     Needles needles;
+    unsigned char key_room[1024]; /* a memo key made of more than the term (see below) */
     PyObject *tables, *bare_predicates, *slow_predicates, *identity_predicates, *identity, *slow, *bad, *into = Py_None;
     if (!PyArg_ParseTuple(args, "y*OOO|O", &data, &tables, &slow, &bad, &into)) {
         return NULL;
@@ -1995,9 +2295,8 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
     if ((quads = table_flag(tables, "quads")) < 0 || (stop_on_error = table_flag(tables, "stop_on_error")) < 0 ||
         (all_slow = table_flag(tables, "all_slow")) < 0 ||
         (rewrite_predicates = table_flag(tables, "rewrite_predicates")) < 0 ||
-        (memo.memo = table(tables, "memo", &PyDict_Type)) == NULL ||
+        (memo.table = (DecisionMemo *)table(tables, "memo", &DecisionMemoType)) == NULL ||
         (memo.decide = table(tables, "decide", NULL)) == NULL ||
-        (memo_size = table(tables, "memo_size", &PyLong_Type)) == NULL ||
         (memo.schemes = table(tables, "schemes", &PyTuple_Type)) == NULL ||
         (shared = table(tables, "shared", NULL)) == NULL ||
         (needles.folded = table(tables, "folded", &PyTuple_Type)) == NULL ||
@@ -2012,19 +2311,9 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         PyBuffer_Release(&data);
         return NULL;
     }
-    memo.size = PyLong_AsSsize_t(memo_size);
-    if (memo.size == -1 && PyErr_Occurred()) {
-        PyBuffer_Release(&data);
-        return NULL;
-    }
     if (into != Py_None && !PyByteArray_Check(into)) {
         PyBuffer_Release(&data);
         PyErr_SetString(PyExc_TypeError, "into must be None or a bytearray");
-        return NULL;
-    }
-    if (memo.size < 1) {
-        PyBuffer_Release(&data);
-        PyErr_SetString(PyExc_ValueError, "memo_size must be at least 1");
         return NULL;
     }
     if (PyTuple_GET_SIZE(compiled) > 0) {
@@ -2196,36 +2485,41 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
             int linkable = index_ == 0 || index_ == 2;
             const unsigned char *subject = line + terms.start[0];
             Py_ssize_t subject_length = terms.stop[0] - terms.start[0];
-            PyObject *key, *value;
+            PyObject *value;
             if (literal_under_bare && bare_on && bare_pid < 0) {
                 bare_pid = one_of(bare_pids.predicates, predicate, predicate_length);
             }
-            if (literal_under_bare) {
-                key = PyBytes_FromStringAndSize(NULL, predicate_length + subject_length + raw_length);
-                if (key != NULL) {
-                    char *at = PyBytes_AS_STRING(key);
-                    memcpy(at, predicate, (size_t)predicate_length);
-                    memcpy(at + predicate_length, subject, (size_t)subject_length);
-                    memcpy(at + predicate_length + subject_length, raw, (size_t)raw_length);
+            /* The term itself where it is the whole key (most are); else made in key_room,
+             * or on the heap for a key longer than that. */
+            Key key = {raw, (size_t)raw_length, 0};
+            unsigned char *made = NULL;
+            if (literal_under_bare || !linkable) {
+                key.length = literal_under_bare ? (size_t)(predicate_length + subject_length + raw_length)
+                                                : (size_t)raw_length + 1;
+                made = key.length <= sizeof key_room ? key_room : PyMem_Malloc(key.length);
+                if (made == NULL) {
+                    PyErr_NoMemory();
+                    failed = 1;
+                    break;
                 }
-            } else if (!linkable) {
-                key = PyBytes_FromStringAndSize(NULL, raw_length + 1);
-                if (key != NULL) {
-                    PyBytes_AS_STRING(key)[0] = '\0';
-                    memcpy(PyBytes_AS_STRING(key) + 1, raw, (size_t)raw_length);
+                if (literal_under_bare) {
+                    memcpy(made, predicate, (size_t)predicate_length);
+                    memcpy(made + predicate_length, subject, (size_t)subject_length);
+                    memcpy(made + predicate_length + subject_length, raw, (size_t)raw_length);
+                } else {
+                    made[0] = '\0';
+                    memcpy(made + 1, raw, (size_t)raw_length);
                 }
-            } else {
-                key = PyBytes_FromStringAndSize((const char *)raw, raw_length);
+                key.bytes = made;
             }
-            if (key == NULL) {
-                failed = 1;
-                break;
-            }
-            value = look_up(&memo, key, raw, raw_length, literal_under_bare ? predicate : NULL, predicate_length,
+            key.hash = hash_bytes(key.bytes, (Py_ssize_t)key.length);
+            value = look_up(&memo, &key, raw, raw_length, literal_under_bare ? predicate : NULL, predicate_length,
                             subject, subject_length, linkable,
                             literal_under_bare && bare_on && bare_pid ? &bare_pids : NULL, subject_value);
+            if (made != NULL && made != key_room) {
+                PyMem_Free(made);
+            }
             if (value == NULL) {
-                Py_DECREF(key);
                 failed = 1;
                 break;
             }
@@ -2243,7 +2537,6 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
                 }
             }
             Py_DECREF(value);
-            Py_DECREF(key);
         }
         Py_XDECREF(subject_value);
         if (!failed && identity_statement) {
@@ -2258,12 +2551,17 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
                     after_length[index_] = terms.stop[index_] - terms.start[index_];
                 }
             }
-            PyObject *answer = PyObject_CallFunction(identity, "y#y#y#", after[0], after_length[0], after[1],
-                                                     after_length[1], after[2], after_length[2]);
-            if (answer == NULL) {
+            int decided = identity_link(&memo, after, after_length);
+            if (decided < 0) {
                 failed = 1;
-            } else {
-                Py_DECREF(answer);
+            } else if (!decided) {
+                PyObject *answer = PyObject_CallFunction(identity, "y#y#y#", after[0], after_length[0], after[1],
+                                                         after_length[1], after[2], after_length[2]);
+                if (answer == NULL) {
+                    failed = 1;
+                } else {
+                    Py_DECREF(answer);
+                }
             }
         }
         if (!failed) {
@@ -2321,6 +2619,298 @@ done:
     return result;
 }
 
+
+/* -- Sorted runs of lines (ldids.dumps.sorting) ----------------------------------------------
+ *
+ * A run's links are sorted, each kept once, and written in UTF-8 as a file (a sorted run);
+ * the runs are merged once the dump is read, on one core, while every other process waits:
+ * done in Python, the merge of the 0.5M links of 1M triples took about a tenth of a run. */
+
+/* The UTF-8 of a str line (lone surrogates as their three bytes, as "surrogatepass" writes
+ * them: their order is the order of the code points): *bytes and *length, pointing into
+ * the str, or into *held (a new bytes object to release) where it is not ASCII. */
+static int utf8_of(PyObject *line, const char **bytes, Py_ssize_t *length, PyObject **held) {
+    *held = NULL;
+    if (!PyUnicode_Check(line)) {
+        PyErr_SetString(PyExc_TypeError, "lines must be str");
+        return -1;
+    }
+    if (PyUnicode_IS_ASCII(line)) {
+        *bytes = (const char *)PyUnicode_1BYTE_DATA(line);
+        *length = PyUnicode_GET_LENGTH(line);
+        return 0;
+    }
+    *held = PyUnicode_AsEncodedString(line, "utf-8", "surrogatepass");
+    if (*held == NULL) {
+        return -1;
+    }
+    *bytes = PyBytes_AS_STRING(*held);
+    *length = PyBytes_GET_SIZE(*held);
+    return 0;
+}
+
+/* joined_unique(lines, start, stop) -> (data, count): lines[start:stop] of a sorted list of
+ * str lines, each kept once (a line equal to the one before start too is left out: the
+ * slices of one list join as the whole would), in UTF-8, each ended by LF; count: how many. */
+static PyObject *joined_unique(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *lines;
+    Py_ssize_t start = 0, stop = PY_SSIZE_T_MAX;
+    if (!PyArg_ParseTuple(args, "O!|nn", &PyList_Type, &lines, &start, &stop)) {
+        return NULL;
+    }
+    stop = stop < PyList_GET_SIZE(lines) ? stop : PyList_GET_SIZE(lines);
+    start = start < 0 ? 0 : start;
+    Buffer out = {NULL, NULL, 0, 0, 0};
+    PyObject *previous_held = NULL;
+    const char *previous = NULL;
+    Py_ssize_t previous_length = -1, count = 0;
+    if (start > 0 && start < stop) {
+        if (utf8_of(PyList_GET_ITEM(lines, start - 1), &previous, &previous_length, &previous_held) < 0) {
+            return NULL;
+        }
+    }
+    for (Py_ssize_t i = start; i < stop; i++) {
+        const char *bytes;
+        Py_ssize_t length;
+        PyObject *held;
+        if (utf8_of(PyList_GET_ITEM(lines, i), &bytes, &length, &held) < 0) {
+            goto failed;
+        }
+        if (length == previous_length && memcmp(bytes, previous, (size_t)length) == 0) {
+            Py_XDECREF(held); /* a copy of the line before */
+            continue;
+        }
+        if (buffer_reserve(&out, length + 1) < 0) {
+            Py_XDECREF(held);
+            goto failed;
+        }
+        memcpy(out.text + out.length, bytes, (size_t)length);
+        out.text[out.length + length] = '\n';
+        out.length += length + 1;
+        count++;
+        /* The line is kept by the list (ASCII) or by held: compared with the next. */
+        Py_XSETREF(previous_held, held);
+        previous = bytes;
+        previous_length = length;
+    }
+    Py_XDECREF(previous_held);
+    PyObject *data = buffer_finish(&out);
+    return data == NULL ? NULL : Py_BuildValue("(Nn)", data, count);
+failed:
+    Py_XDECREF(previous_held);
+    Py_XDECREF(out.object);
+    return NULL;
+}
+
+#ifdef MERGED_RUNS
+/* One sorted run being read: its current line is data[line..end) (without its LF). */
+typedef struct {
+    int fd;
+    off_t offset; /* where the next read starts in the file */
+    unsigned char *data;
+    size_t size, capacity;
+    size_t line, end;
+} RunReader;
+
+/* Moves a run to its next line: 1, 0 at the end of the file, -1 on error. A run ends with
+ * LF; bytes after the last LF are not a line. */
+static int run_advance(RunReader *run, size_t from) {
+    for (;;) {
+        unsigned char *newline = from < run->size ? memchr(run->data + from, '\n', run->size - from) : NULL;
+        if (newline != NULL) {
+            run->line = from;
+            run->end = (size_t)(newline - run->data);
+            return 1;
+        }
+        /* The line is cut by the buffer's end: keep its start, read more after it. */
+        memmove(run->data, run->data + from, run->size - from);
+        run->size -= from;
+        from = 0;
+        if (run->size == run->capacity) {
+            unsigned char *data = PyMem_Realloc(run->data, run->capacity * 2);
+            if (data == NULL) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            run->data = data;
+            run->capacity *= 2;
+        }
+        ssize_t got;
+        Py_BEGIN_ALLOW_THREADS
+        got = pread(run->fd, run->data + run->size, run->capacity - run->size, run->offset);
+        Py_END_ALLOW_THREADS
+        if (got < 0) {
+            PyErr_SetFromErrno(PyExc_OSError);
+            return -1;
+        }
+        if (got == 0) {
+            return 0;
+        }
+        run->size += (size_t)got;
+        run->offset += got;
+    }
+}
+
+/* Sorted as bytes are (as the runs were): the shorter first where one starts the other. */
+static int run_compare(const RunReader *a, const RunReader *b) {
+    size_t la = a->end - a->line, lb = b->end - b->line;
+    int order = memcmp(a->data + a->line, b->data + b->line, la < lb ? la : lb);
+    return order != 0 ? order : (la > lb) - (la < lb);
+}
+
+typedef struct {
+    PyObject_HEAD
+    RunReader *runs;
+    Py_ssize_t count;
+    Py_ssize_t *heap; /* indexes of the runs not at their end, the smallest line first */
+    Py_ssize_t heap_size;
+    unsigned char *last; /* the line written last, to leave out its copies */
+    size_t last_length, last_capacity;
+    int written;
+    Py_ssize_t batch; /* about how many bytes each batch holds */
+} MergedRuns;
+
+static PyTypeObject MergedRunsType;
+
+static void heap_down(MergedRuns *self, Py_ssize_t i) {
+    Py_ssize_t *heap = self->heap, n = self->heap_size;
+    for (;;) {
+        Py_ssize_t smallest = i, left = 2 * i + 1, right = left + 1;
+        if (left < n && run_compare(&self->runs[heap[left]], &self->runs[heap[smallest]]) < 0) {
+            smallest = left;
+        }
+        if (right < n && run_compare(&self->runs[heap[right]], &self->runs[heap[smallest]]) < 0) {
+            smallest = right;
+        }
+        if (smallest == i) {
+            return;
+        }
+        Py_ssize_t swap = heap[i];
+        heap[i] = heap[smallest];
+        heap[smallest] = swap;
+        i = smallest;
+    }
+}
+
+static PyObject *merged_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"fds", "batch", NULL};
+    PyObject *fds;
+    Py_ssize_t batch = 1 << 20;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|n", names, &PyList_Type, &fds, &batch)) {
+        return NULL;
+    }
+    MergedRuns *self = (MergedRuns *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    Py_ssize_t count = PyList_GET_SIZE(fds);
+    self->batch = batch < 1 ? 1 : batch;
+    self->runs = PyMem_Calloc((size_t)count + 1, sizeof(RunReader));
+    self->heap = PyMem_Calloc((size_t)count + 1, sizeof(Py_ssize_t));
+    if (self->runs == NULL || self->heap == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        RunReader *run = &self->runs[i];
+        run->fd = PyObject_AsFileDescriptor(PyList_GET_ITEM(fds, i));
+        if (run->fd < 0) {
+            Py_DECREF(self);
+            return NULL;
+        }
+        run->capacity = 1 << 16;
+        run->data = PyMem_Malloc(run->capacity);
+        self->count = i + 1;
+        if (run->data == NULL) {
+            Py_DECREF(self);
+            return PyErr_NoMemory();
+        }
+        int found = run_advance(run, 0);
+        if (found < 0) {
+            Py_DECREF(self);
+            return NULL;
+        }
+        if (found) {
+            self->heap[self->heap_size++] = i;
+        }
+    }
+    for (Py_ssize_t i = self->heap_size / 2; i >= 0 && self->heap_size > 0; i--) {
+        heap_down(self, i);
+    }
+    return (PyObject *)self;
+}
+
+static void merged_dealloc(MergedRuns *self) {
+    for (Py_ssize_t i = 0; i < self->count; i++) {
+        PyMem_Free(self->runs[i].data);
+    }
+    PyMem_Free(self->runs);
+    PyMem_Free(self->heap);
+    PyMem_Free(self->last);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The next batch: (data, count), the lines in order, each once, each ended by LF. */
+static PyObject *merged_next(MergedRuns *self) {
+    Buffer out = {NULL, NULL, 0, 0, 0};
+    Py_ssize_t count = 0;
+    while (self->heap_size > 0 && out.length < self->batch) {
+        RunReader *run = &self->runs[self->heap[0]];
+        size_t length = run->end - run->line;
+        const unsigned char *line = run->data + run->line;
+        if (!(self->written && length == self->last_length && memcmp(line, self->last, length) == 0)) {
+            if (buffer_reserve(&out, (Py_ssize_t)length + 1) < 0) {
+                Py_XDECREF(out.object);
+                return NULL;
+            }
+            memcpy(out.text + out.length, line, length);
+            out.text[out.length + (Py_ssize_t)length] = '\n';
+            out.length += (Py_ssize_t)length + 1;
+            count++;
+            if (length > self->last_capacity) {
+                unsigned char *last = PyMem_Realloc(self->last, length);
+                if (last == NULL) {
+                    Py_XDECREF(out.object);
+                    return PyErr_NoMemory();
+                }
+                self->last = last;
+                self->last_capacity = length;
+            }
+            memcpy(self->last, line, length);
+            self->last_length = length;
+            self->written = 1;
+        }
+        int found = run_advance(run, run->end + 1);
+        if (found < 0) {
+            Py_XDECREF(out.object);
+            return NULL;
+        }
+        if (!found) {
+            self->heap[0] = self->heap[--self->heap_size];
+        }
+        heap_down(self, 0);
+    }
+    if (count == 0) {
+        Py_XDECREF(out.object);
+        return NULL; /* StopIteration */
+    }
+    PyObject *data = buffer_finish(&out);
+    return data == NULL ? NULL : Py_BuildValue("(Nn)", data, count);
+}
+
+static PyTypeObject MergedRunsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "ldids.dumps._scan.MergedRuns",
+    .tp_basicsize = sizeof(MergedRuns),
+    .tp_dealloc = (destructor)merged_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "MergedRuns(fds, batch=1 MiB): the lines of files of sorted lines (each ended by LF), merged,\n"
+              "each once, as (data, count) batches; the files are read from their start (pread)",
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)merged_next,
+    .tp_new = merged_new,
+};
+#endif
 
 /* -- Lines for the streamed checks of shapes -------------------------------------------------
  *
@@ -2765,6 +3355,9 @@ static PyMethodDef methods[] = {
      "-> (output, lines, written, statements, rewritten_statements, counts, invalid)\n\n"
      "output is a new bytes object, or into (a bytearray, its contents replaced).\n"
      "The per-line loop of ldids.dumps.stream.process_block; see ldids/dumps/stream.py."},
+    {"joined_unique", joined_unique, METH_VARARGS,
+     "joined_unique(lines, start=0, stop=len(lines)) -> (data, count): lines[start:stop] of sorted str lines, each\n"
+     "once (not the line before start either), in UTF-8 (surrogatepass), each ended by LF"},
     {"select_lines", select_lines, METH_VARARGS,
      "select_lines(data, groups, folded, exact, every, any_escape, memo, memo_size, classes, probes=None)\n"
      "-> (statements, selected, indexes, masks)\n\n"
@@ -2781,9 +3374,14 @@ static struct PyModuleDef module_definition = {
 
 PyMODINIT_FUNC PyInit__scan(void) {
     init_tables();
-    if (PyType_Ready(&SharedDecisionsType) < 0) {
+    if (PyType_Ready(&SharedDecisionsType) < 0 || PyType_Ready(&DecisionMemoType) < 0) {
         return NULL;
     }
+#ifdef MERGED_RUNS
+    if (PyType_Ready(&MergedRunsType) < 0) {
+        return NULL;
+    }
+#endif
     PyObject *module = PyModule_Create(&module_definition);
     if (module == NULL) {
         return NULL;
@@ -2794,5 +3392,19 @@ PyMODINIT_FUNC PyInit__scan(void) {
         Py_DECREF(module);
         return NULL;
     }
+    Py_INCREF(&DecisionMemoType);
+    if (PyModule_AddObject(module, "DecisionMemo", (PyObject *)&DecisionMemoType) < 0) {
+        Py_DECREF(&DecisionMemoType);
+        Py_DECREF(module);
+        return NULL;
+    }
+#ifdef MERGED_RUNS
+    Py_INCREF(&MergedRunsType);
+    if (PyModule_AddObject(module, "MergedRuns", (PyObject *)&MergedRunsType) < 0) {
+        Py_DECREF(&MergedRunsType);
+        Py_DECREF(module);
+        return NULL;
+    }
+#endif
     return module;
 }

@@ -28,7 +28,7 @@ from ldids.schemes import info_fedora, oai, pid, poi, uri_schemes
 if TYPE_CHECKING:
     from rdflib.term import Node
 
-    from ldids.dumps._scan import SharedDecisions
+    from ldids.dumps._scan import DecisionMemo, SharedDecisions
     from ldids.passes import graph as passes
 
 _scan: ModuleType | None
@@ -70,8 +70,9 @@ class ScanTables:
     stop_on_error: bool  # the first bad line ends the block
     all_slow: bool  # every candidate line goes to Python whole (a crosswalk is kept)
     rewrite_predicates: bool
-    memo: dict[bytes, _Value]  # key -> decision (filled by the loop)
-    memo_size: int  # the most entries the memo takes before it forgets its older half
+    # key -> decision (filled by the loop), the older half forgotten when it holds
+    # Settings.identifier_cache entries; None where the loop is not compiled.
+    memo: DecisionMemo | None
     decide: Callable[[str, str | None, bool, str | None], _Value]
     schemes: tuple[str, ...]  # indexed by a rewriting value's first byte
     shared: SharedDecisions | None  # decisions shared with the run's other processes
@@ -143,7 +144,7 @@ class _Worker:
             | {f"{ns}%3" for ns in config.pid_namespaces}
         )
         self.exact = re.compile("|".join(re.escape(p) for p in self.exact_needles)) if self.exact_needles else None
-        self.byte_memo: dict[bytes, _Value] = {}
+        self.byte_memo = None if _scan is None else _scan.DecisionMemo(settings.identifier_cache)
         self.schemes = config.registry.names
         # The PID namespace each subject carries, for bare PIDs under bare-PID predicates.
         self._namespaces: dict[str, str | None] = {}
@@ -160,7 +161,6 @@ class _Worker:
             all_slow=settings.crosswalk,
             rewrite_predicates=config.rewrite_predicates,
             memo=self.byte_memo,
-            memo_size=settings.identifier_cache,
             decide=self.decide,
             schemes=self.schemes,
             shared=self.shared,
