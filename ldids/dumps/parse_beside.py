@@ -23,10 +23,10 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 from typing import IO, TYPE_CHECKING
 
 from ldids.errors import InputError
+from ldids.rdf.files import scratch_file
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
@@ -60,7 +60,7 @@ class Beside(io.RawIOBase):
     def __init__(self, path: str, fmt: str, shown: str, *, base: str | None, rename_blank_nodes: bool) -> None:
         super().__init__()
         self._shown = shown
-        self._errors: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 -- closed by close()
+        self._errors: IO[bytes] = scratch_file()  # closed by close()
         command = [sys.executable, "-m", "ldids.dumps.parse_beside", fmt, base or "", str(int(rename_blank_nodes))]
         self._process: subprocess.Popen[bytes] | None = subprocess.Popen(
             [*command, path], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self._errors

@@ -30,7 +30,7 @@ from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
 
 from ldids.dumps.sorting import SortedUnique
 from ldids.dumps.stream import BlockResult, BytesLike, Settings, process_block
-from ldids.rdf.files import scratch_file
+from ldids.rdf.files import scratch_file, scratch_folder
 
 if TYPE_CHECKING:
     import mmap
@@ -196,7 +196,7 @@ class _Pool:
         # Files are handed over as descriptors between forked processes (Linux, where a
         # worker reads one as /proc/self/fd/N); else by name.
         handing = forked and os.path.isdir("/proc/self/fd")
-        self._folder = "" if handing else tempfile.mkdtemp(prefix="ldids-parts-")
+        self._folder = "" if handing else tempfile.mkdtemp(prefix="ldids-parts-", dir=scratch_folder())
         # Where files are handed over, a worker keeps the links of its chunks (sorted, in
         # runs it spills itself) and hands the runs over at the end (:meth:`link_runs`):
         # else this process would take, sort, spill and merge them all, on one core, while

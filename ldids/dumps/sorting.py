@@ -10,10 +10,11 @@ from __future__ import annotations
 import bisect
 import itertools
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from types import ModuleType
 from typing import IO
+
+from ldids.rdf.files import scratch_file
 
 __all__ = ["SortedUnique", "difference"]
 
@@ -103,7 +104,8 @@ class SortedUnique:
         # Closed in __iter__, after the merge: it must outlive this method. Written as
         # UTF-8 bytes, read back as bytes: their order is the order of the code points (a
         # lone surrogate, a \uD800 escape in a dump, written as its three bytes too).
-        run = tempfile.TemporaryFile("w+b", prefix="ldids-run-")  # noqa: SIM115
+        # In the temporary folder, named nowhere (scratch_file): a run killed leaves nothing.
+        run = scratch_file()
         for encoded, _ in self._take_pieces():
             run.write(encoded)
         run.seek(0)

@@ -393,10 +393,10 @@ def atomic_output(path: str) -> Iterator[IO[bytes]]:
 def scratch_file() -> BinaryIO:
     """A file of this run's own, without a name (O_TMPFILE, else unlinked at once) in the
     temporary folder: a run killed by SIGKILL leaves nothing there."""
-    return cast(BinaryIO, tempfile.TemporaryFile(prefix="ldids-", dir=_scratch_folder()))
+    return cast(BinaryIO, tempfile.TemporaryFile(prefix="ldids-", dir=scratch_folder()))
 
 
-def _scratch_folder() -> str:
+def scratch_folder() -> str:
     """The temporary folder, as tempfile would choose it but without trying it out: the
     first time a process asks, tempfile writes a file of a random name into the folder
     and removes it, which a SIGKILL at that instant would leave behind."""
