@@ -57,6 +57,7 @@ def started(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every file parsed beside: the paths, as the processes are started."""
     paths: list[str] = []
     original = parse_beside.Beside.__init__
+    monkeypatch.setattr(parse_beside, "_cores", lambda: 64)  # a core left free, whatever the machine
 
     def spy(self: parse_beside.Beside, path: str, *args: object, **kwargs: object) -> None:
         paths.append(path)
@@ -135,22 +136,26 @@ def test_closing_early_ends_the_parse(tmp_path: Path) -> None:
 
 def test_what_is_worth_a_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     small = _write(tmp_path, "ttl", TURTLE)
-    assert not parse_beside.worth_it(str(small))
-    assert not parse_beside.worth_it("-")  # standard input is read once, by this process
-    assert not parse_beside.worth_it(str(tmp_path / "missing.ttl"))
+    monkeypatch.setattr(parse_beside, "_cores", lambda: 4)
+    assert not parse_beside.worth_it(str(small), 1)
+    assert not parse_beside.worth_it("-", 1)  # standard input is read once, by this process
+    assert not parse_beside.worth_it(str(tmp_path / "missing.ttl"), 1)
     monkeypatch.setattr(parse_beside, "BESIDE_FROM", small.stat().st_size)
-    assert parse_beside.worth_it(str(small))
-    assert not parse_beside.worth_it(str(tmp_path))  # a folder is no file
+    assert parse_beside.worth_it(str(small), 1)
+    assert parse_beside.worth_it(str(small), 3)
+    assert not parse_beside.worth_it(str(small), 4)  # the workers take every core: parsed in step
+    assert not parse_beside.worth_it(str(tmp_path), 1)  # a folder is no file
 
 
 def test_progress_counts_statements_where_the_bytes_are_read_beside(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], started: list[str]
 ) -> None:
     data = _write(tmp_path, "ttl", TURTLE)
     monkeypatch.setattr(parse_beside, "BESIDE_FROM", 0)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # the meter shows on a terminal only
     monkeypatch.delenv("CI", raising=False)
     assert main(["normalize", "--progress", str(data), "-o", str(tmp_path / "out.nt")], io.StringIO()) == 0
+    assert started == [str(data)]
     shown = capsys.readouterr().err.split("\r")[-1].splitlines()[0]  # the meter's last words
     assert shown.startswith("12 lines  ")
     assert "MB read" not in shown  # this process reads none of the file's bytes: no figure it cannot know

@@ -51,7 +51,7 @@ def _streamed(args: argparse.Namespace) -> Parsed | None:
     names = [None if fmt is None else fmt.name for fmt in formats]
     if all(name in _LINE_FORMATS + PARSED_FORMATS for name in names):
         parsed = {path: name for path, name in zip(args.inputs, names, strict=True) if name in PARSED_FORMATS}
-        return Parsed(parsed, several=len(args.inputs) > 1)
+        return Parsed(parsed, several=len(args.inputs) > 1, workers=args.workers)
     if args.engine == "stream":
         raise UsageError("--engine stream reads N-Triples, N-Quads, Turtle, TriG and RDF/XML")
     return None

@@ -4,7 +4,8 @@ One process must parse a document: its statements come in order, each depending 
 before (prefixes, base, blank node labels, RDF/XML's nesting). Where that process is also the
 one that cuts the lines into blocks, hands them out, normalizes some and writes the output,
 its parse holds back the workers; the parse of 1M RDF/XML statements costs about as much CPU
-as normalizing them. A file of :data:`BESIDE_FROM` bytes or more is therefore parsed by
+as normalizing them. Where the run's workers leave a core free, a file of
+:data:`BESIDE_FROM` bytes or more is therefore parsed by
 ``python -m ldids.dumps.parse_beside``, which writes the N-Quads lines of
 :class:`~ldids.dumps.rdf_stream.NQuadsReader` (the same bytes) to a pipe that the run reads
 as it reads any dump, so that the parse and the normalization overlap on separate cores.
@@ -41,16 +42,23 @@ BESIDE_FROM = 8 << 20
 _MARK = "ldids-parse-error: "
 
 
-def worth_it(path: str) -> bool:
+def worth_it(path: str, workers: int) -> bool:
     """Whether ``path`` is a file (not standard input, a pipe or a device) big enough to be
-    parsed beside the run."""
-    if path == "-":
+    parsed beside a run of ``workers`` processes, on a core they leave free. Where they take
+    every core the parse is better in step: on 2 cores and 2 workers, parsing beside cost
+    6% (RDF/XML) and 11% (Turtle) more time, as the parse takes its core from them and its
+    statements cross one more pipe; on 1 worker it saved 8% (benchmarks/README.md)."""
+    if path == "-" or workers >= _cores():
         return False
     try:
         status = os.stat(path)
     except OSError:  # said when the file is opened
         return False
     return stat.S_ISREG(status.st_mode) and status.st_size >= BESIDE_FROM
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class Beside(io.RawIOBase):

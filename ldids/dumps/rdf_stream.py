@@ -104,6 +104,8 @@ class Parsed:
     formats: Mapping[str, str]
     base: str | None = None
     several: bool = False
+    #: The run's worker processes (a large file is parsed beside them if they leave a core).
+    workers: int = 1
 
     def __call__(self, path: str, source: InputStream) -> InputStream:
         """The lines of ``path``, read from ``source`` (the file's bytes, decompressed)."""
@@ -111,7 +113,7 @@ class Parsed:
         if fmt is None:
             return source
         base = base_iri(path, self.base)
-        if parse_beside.worth_it(path):  # the same lines, parsed on another core
+        if parse_beside.worth_it(path, self.workers):  # the same lines, parsed on a core left free
             return parse_beside.Beside(path, fmt, path, base=base, rename_blank_nodes=self.several)
         return NQuadsReader(source, fmt, name=path, base=base, rename_blank_nodes=self.several)
 
