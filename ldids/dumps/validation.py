@@ -241,11 +241,9 @@ def shipped_checks() -> Streamed:
     workers check each block's output as they make it (:func:`check_output`), this process
     adds what they found (:meth:`Streamed.add`)."""
     global _PLAN
-    from ldids.resources import shapes_graph
-
     # A plan of its own, made before the workers fork (they have it then): a plan remembers
     # the terms it has checked, and passes over them, as their results were given already.
-    _PLAN = plan(shapes_graph())
+    _PLAN = _shipped_plan()
     return Streamed(Verdict(True), not_streamable=_PLAN.not_streamable)
 
 
@@ -254,17 +252,21 @@ def check_output(data: BytesLike) -> tuple[int, list[_Row]]:
     what the shipped shapes' checks find in them, their lines numbered from 1."""
     global _PLAN
     if _PLAN is None:  # a worker started afresh, not forked
-        from ldids.resources import shapes_graph
-
-        _PLAN = plan(shapes_graph())
+        _PLAN = _shipped_plan()
     return check_statements(_PLAN, data, 1)
+
+
+def _shipped_plan() -> Plan:
+    from ldids.resources import shapes_graph
+
+    return plan(shapes_graph())
 
 
 def _blocks(path: str, stack: ExitStack, block_size: int, parsed: Parsed | None) -> Iterator[tuple[bytes, int]]:
     stream, _, _ = stack.enter_context(open_input(path))
     if parsed is not None:
         stream = parsed(path, stream)
-        stack.callback(stream.close)  # an RDF/XML file's check beside its parse stops
+        stack.callback(stream.close)  # a parse or check in a process of its own ends with the run
     yield from blocks(stream, block_size)
 
 
