@@ -101,7 +101,14 @@ def validate(args: argparse.Namespace, out: TextIO) -> int:
         from ldids.resources import shapes_graph
 
         progress("checking the shipped shapes as the data stream by")
-        run = validate_dump(args.inputs, shapes_graph(), workers=args.workers, max_results=max_results, parsed=streamed)
+        run = validate_dump(
+            args.inputs,
+            shapes_graph(),
+            workers=args.workers,
+            max_results=_listed(args, max_results),
+            parsed=streamed,
+            abort=args.abort,
+        )
         verdict, not_streamable = run.verdict, run.not_streamable
     if streamed is None or args.shapes:
         from ldids.rdf import io as rdfio
@@ -140,6 +147,15 @@ def validate(args: argparse.Namespace, out: TextIO) -> int:
     progress(f"{verdict.total:,} results")
     write_report(verdict, args.format, out, None if args.all else max(args.limit, 0), not_streamable)
     return EXIT_OK if verdict.conforms and not not_streamable else EXIT_INVALID
+
+
+def _listed(args: argparse.Namespace, max_results: int | None) -> int | None:
+    """The results a streamed run keeps: those the report lists (the first --limit of text
+    and JSON without --all) and no more than --max-results; the counts go on past them."""
+    wanted: int | None = None if args.all or args.format == "turtle" else max(int(args.limit), 0)
+    if wanted is None or max_results is None:
+        return max_results if wanted is None else wanted
+    return min(wanted, max_results)
 
 
 def write_report(

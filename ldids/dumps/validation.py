@@ -7,8 +7,9 @@ line of the statement that gave it. Turtle, TriG and RDF/XML are parsed as they 
 and handed on as N-Quads lines (:mod:`ldids.dumps.rdf_stream`, as ``ldids normalize`` reads
 them); their results say the file and no line, as pyoxigraph's parsers tell none per
 statement. Memory stays bounded: a few blocks in flight, at most ``max_results`` results
-kept (the count per shape goes on), and a bounded set of the results seen, as SHACL reports
-a result once however many statements give it.
+kept (the first in the report's order; the count per shape goes on), and a bounded table of
+the results seen, as SHACL reports a result once however many statements give it
+(:mod:`ldids.dumps.results`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from rdflib.term import BNode, Node, URIRef
 
 from ldids.dumps.blocks import blocks
 from ldids.dumps.rdf_stream import Parsed
+from ldids.dumps.results import Kept, Key, Seen
 from ldids.errors import InputError
 from ldids.rdf.files import open_input
 from ldids.shacl.prefilter import Prefilter, prefilter
@@ -48,8 +50,6 @@ try:
 except ImportError:  # built without a C compiler: every statement is parsed
     _scan = None
 
-#: Results remembered to report each once; past this many, one may be reported again.
-SEEN_LIMIT = 1_000_000
 _PLAN: Plan | None = None
 
 # A finding as it crosses processes: (line, focus, path, value, shape, component, message,
@@ -194,46 +194,59 @@ def _start_worker(shapes: str) -> None:
 @dataclass
 class Streamed:
     """A streamed run's verdict, with what it could not check; :meth:`add` takes the results
-    of each block in turn."""
+    of each block in turn, :meth:`sort` lists those kept in the verdict."""
 
     verdict: Verdict
     statements: int = 0
     not_streamable: list[tuple[Node, str]] = field(default_factory=list)
-    #: Results listed in the verdict at most (None: all); past it, only counted.
+    #: Results listed in the verdict at most, the first in the report's order (None: all);
+    #: past it, only counted.
     max_results: int | None = None
-    #: Digests of the results reported (:func:`_key`), as SHACL reports a result once.
-    seen: set[bytes] = field(default_factory=set)
+    #: The results reported (:func:`_key`), as SHACL reports a result once.
+    seen: Seen = field(default_factory=Seen)
+    _kept: Kept[tuple[_Row, str, int | None]] | None = None
 
     def add(self, count: int, rows: list[_Row], name: str, *, lines_before: int = 0, lines: bool = True) -> None:
         """The ``count`` statements of a block of the file ``name`` and what was found in them,
         their lines shifted by ``lines_before`` (or none said: ``lines`` false)."""
         self.statements += count
         verdict = self.verdict
-        for line, focus, path, value, shape, component, message, severity, graph in rows:
-            key = _key(focus, path, value, shape, component, graph)
-            if key in self.seen:
+        if self._kept is None:
+            self._kept = Kept(self.max_results)
+        for row in rows:
+            line, focus, path, value, shape, component, _, _, graph = row
+            if not self.seen.add(_key(focus, path, value, shape, component, graph)):
                 continue
-            if len(self.seen) < SEEN_LIMIT:
-                self.seen.add(key)
             verdict.conforms = False  # any result, of any severity (SHACL §3.6.1)
-            verdict.counts[str(shape)] += 1
-            if self.max_results is None or len(verdict.violations) < self.max_results:
-                verdict.violations.append(
-                    Violation(
-                        node := _node(focus),
-                        str(shape),
-                        message,
-                        str(severity).rsplit("#", 1)[-1],
-                        node if value == focus else _node(value),
-                        path=path,
-                        component=component,
-                        file=name,
-                        line=lines_before + line if lines else None,
-                    )
-                )
+            shown = str(shape)
+            verdict.counts[shown] += 1
+            at = lines_before + line if lines else None
+            self._kept.offer(_order(shown, name, at, focus), (row, name, at))
 
     def sort(self) -> None:
-        self.verdict.violations.sort(key=lambda v: (v.shape, v.file or "", v.line or 0, str(v.focus)))
+        """The results kept, as Violations in the verdict, by shape, file, line and focus."""
+        kept = [] if self._kept is None else self._kept.first()
+        self.verdict.violations = [_violation(row, name, line) for row, name, line in kept]
+
+
+def _order(shape: str, name: str, line: int | None, focus: str) -> Key:
+    return (shape, name, line or 0, focus)
+
+
+def _violation(row: _Row, name: str, line: int | None) -> Violation:
+    _, focus, path, value, shape, component, message, severity, _ = row
+    node = _node(focus)
+    return Violation(
+        node,
+        str(shape),
+        message,
+        str(severity).rsplit("#", 1)[-1],
+        node if value == focus else _node(value),
+        path=path,
+        component=component,
+        file=name,
+        line=line,
+    )
 
 
 def shipped_checks() -> Streamed:
@@ -278,6 +291,7 @@ def validate_dump(
     max_results: int | None = None,
     block_size: int = 1 << 20,
     parsed: Parsed | None = None,
+    abort: bool = False,
 ) -> Streamed:
     """Check N-Triples/N-Quads files (``-``: standard input) against the streamable shapes of
     ``shapes``; those that are not streamable are listed in the result, not checked.
@@ -285,7 +299,8 @@ def validate_dump(
     ``parsed`` reads Turtle, TriG and RDF/XML inputs as ``ldids normalize`` reads them,
     statement by statement as they are parsed; the results of such an input name the file
     and no line: pyoxigraph's parsers tell none per statement, and
-    the lines it hands on are no lines of the file."""
+    the lines it hands on are no lines of the file. ``abort`` stops reading after the first
+    block that gives a result (pySHACL's ``--abort``): the counts are then of what was read."""
     global _PLAN
     checks = plan(shapes)
     _PLAN = checks
@@ -310,8 +325,12 @@ def validate_dump(
                     window.append((first, pool.apply_async(_check_block, (data, first))))
                 while window and (len(window) > 2 * workers or pool is None):
                     _take(run, window.popleft()[1], name, lines)
-            while window:
+                if abort and not run.verdict.conforms:
+                    break
+            while window and not (abort and not run.verdict.conforms):
                 _take(run, window.popleft()[1], name, lines)
+            if abort and not run.verdict.conforms:
+                break
     run.sort()
     return run
 

@@ -1,0 +1,125 @@
+"""What a streamed validation keeps of its results: bounded, and the same as keeping them all.
+
+The stores of :mod:`ldids.dumps.results` against Python's own set and sort, and a run that
+keeps the first N results against the first N of a run that keeps every one."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ldids.dumps.results import Kept, Seen
+from ldids.dumps.validation import validate_dump
+from ldids.resources import shapes_graph
+
+
+@given(st.lists(st.binary(min_size=16, max_size=16), max_size=3000))
+@settings(max_examples=60, deadline=None)
+def test_seen_is_a_set_of_digests(digests: list[bytes]) -> None:
+    seen, reference = Seen(), set()
+    for digest in digests:
+        assert seen.add(digest) == (digest[:8] not in reference)
+        reference.add(digest[:8])
+    assert len(seen) == len(reference)
+
+
+@pytest.mark.parametrize(
+    ("digests", "answers"),
+    [
+        # 0 is the empty slot's value: a digest of eight zero bytes is stored as 1
+        ([bytes(16), bytes(16)], [True, False]),
+        # only the first eight bytes count
+        ([b"a" * 8 + b"x" * 8, b"a" * 8 + b"y" * 8], [True, False]),
+        # slots collide (the same low bits) and probe on
+        ([(i << 20).to_bytes(8, "little") for i in range(1, 6)] * 2, [True] * 5 + [False] * 5),
+    ],
+)
+def test_seen_table(digests: list[bytes], answers: list[bool]) -> None:
+    seen = Seen()
+    assert [seen.add(digest) for digest in digests] == answers
+
+
+def test_seen_grows_and_stops_at_its_limit() -> None:
+    digests = [hashlib.blake2b(str(i).encode(), digest_size=16).digest() for i in range(5000)]
+    seen = Seen(limit=3000)
+    assert all(seen.add(digest) for digest in digests)
+    assert len(seen) == 3000
+    assert not any(seen.add(digest) for digest in digests[:3000])  # remembered
+    assert all(seen.add(digest) for digest in digests[3000:])  # new again: past the limit
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 30), st.integers()), max_size=2000),
+    st.none() | st.integers(0, 40),
+)
+@settings(max_examples=80, deadline=None)
+def test_kept_are_the_first_of_a_stable_sort(items: list[tuple[str, int, int]], limit: int | None) -> None:
+    kept: Kept[int] = Kept(limit)
+    for shape, line, value in items:
+        kept.offer((shape, "f", line, ""), value)
+    everything = [value for _, _, value in sorted(items, key=lambda item: (item[0], item[1]))]
+    assert kept.first() == everything[:limit]
+
+
+def _dump(path: Path, records: int) -> None:
+    # Each record: a bad OAI identifier as subject of three statements (one result each
+    # shape, given again by each statement), a bad handle as object.
+    path.write_text(
+        "".join(
+            f"<oai:bad{i}> <http://x/p> <hdl:{i}> .\n"
+            f"<oai:bad{i}> <http://x/q> <http://x/o> .\n"
+            f"<oai:bad{i}> <http://x/r> <http://x/o{i % 7}> .\n"
+            for i in range(records)
+        )
+    )
+
+
+def _listed(run: object) -> list[tuple[str, str, int | None, str]]:
+    return [(v.shape, str(v.focus), v.line, str(v.value)) for v in run.verdict.violations]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("keep", [0, 1, 7, 300])
+def test_a_run_keeping_n_keeps_the_first_n_of_a_run_keeping_all(tmp_path: Path, workers: int, keep: int) -> None:
+    data = tmp_path / "d.nt"
+    _dump(data, 400)
+    everything = validate_dump([str(data)], shapes_graph(), workers=workers, block_size=2048)
+    some = validate_dump([str(data)], shapes_graph(), workers=workers, block_size=2048, max_results=keep)
+    assert len(everything.verdict.violations) == everything.verdict.total > 800
+    assert _listed(some) == _listed(everything)[:keep]
+    assert some.verdict.counts == everything.verdict.counts
+    assert sorted(_listed(everything)) == sorted(set(_listed(everything)))  # each result once
+
+
+def test_abort_stops_reading(tmp_path: Path) -> None:
+    data = tmp_path / "d.nt"
+    _dump(data, 20_000)
+    run = validate_dump([str(data)], shapes_graph(), block_size=4096, abort=True, max_results=1)
+    assert not run.verdict.conforms
+    assert len(run.verdict.violations) == 1
+    assert 0 < run.statements < 1000  # a block or so, not 60,000 statements
+
+
+def _cli(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "ldids", "validate", *args], capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    return done.stdout
+
+
+def test_the_report_lists_the_first_results_of_the_full_report(tmp_path: Path) -> None:
+    data = tmp_path / "d.nt"
+    _dump(data, 300)
+    full = json.loads(_cli(str(data), "-f", "json", "--all"))
+    first = json.loads(_cli(str(data), "-f", "json", "--limit", "5", "-w", "2"))
+    assert first["results"] == full["results"][:5]
+    assert first["violations"] == full["violations"] == len(full["results"])
+    assert first["truncated"] is True
+    text = _cli(str(data), "--limit", "5").splitlines()
+    assert len([line for line in text if line.startswith(f"{data}:")]) == 5
