@@ -6,6 +6,7 @@ keeps the first N results against the first N of a run that keeps every one."""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import subprocess
 import sys
@@ -14,7 +15,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rdflib import Graph
+from rdflib.compare import isomorphic
+from rdflib.namespace import RDF, SH
 
+from ldids.cli.validate import write_report
+from ldids.dumps import results
 from ldids.dumps.results import Kept, Seen
 from ldids.dumps.validation import validate_dump
 from ldids.resources import shapes_graph
@@ -46,26 +52,33 @@ def test_seen_table(digests: list[bytes], answers: list[bool]) -> None:
     assert [seen.add(digest) for digest in digests] == answers
 
 
-def test_seen_grows_and_stops_at_its_limit() -> None:
+def test_seen_remembers_the_last_generation_at_least() -> None:
     digests = [hashlib.blake2b(str(i).encode(), digest_size=16).digest() for i in range(5000)]
-    seen = Seen(limit=3000)
-    assert all(seen.add(digest) for digest in digests)
-    assert len(seen) == 3000
-    assert not any(seen.add(digest) for digest in digests[:3000])  # remembered
-    assert all(seen.add(digest) for digest in digests[3000:])  # new again: past the limit
+    seen = Seen(generation=1000)
+    assert all(seen.add(digest) for digest in digests[:2500])
+    # 0 to 999 filled the first generation, 1000 to 1999 the second (0 to 999 forgotten)
+    assert len(seen) == 1500
+    assert not any(seen.add(digest) for digest in digests[1000:2500])
+    assert all(seen.add(digest) for digest in digests[:1000])  # forgotten: new again
+    # 2000 to 2499 and 0 to 499 filled a generation, 1000 to 1999 forgotten
+    assert not any(seen.add(digest) for digest in digests[2000:2500] + digests[:1000])
+    assert all(seen.add(digest) for digest in digests[1000:2000])
 
 
 @given(
     st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 30), st.integers()), max_size=2000),
     st.none() | st.integers(0, 40),
+    st.sampled_from([10, 64, 10**6]),
 )
-@settings(max_examples=80, deadline=None)
-def test_kept_are_the_first_of_a_stable_sort(items: list[tuple[str, int, int]], limit: int | None) -> None:
-    kept: Kept[int] = Kept(limit)
+@settings(max_examples=120, deadline=None)
+def test_kept_are_the_first_of_a_stable_sort(items: list[tuple[str, int, int]], limit: int | None, spill: int) -> None:
+    kept: Kept[int] = Kept(limit, spill)
     for shape, line, value in items:
         kept.offer((shape, "f", line, ""), value)
     everything = [value for _, _, value in sorted(items, key=lambda item: (item[0], item[1]))]
-    assert kept.first() == everything[:limit]
+    assert list(kept.first()) == everything[:limit]
+    assert list(kept.first()) == everything[:limit]  # read again from the start
+    kept.close()
 
 
 def _dump(path: Path, records: int) -> None:
@@ -96,6 +109,32 @@ def test_a_run_keeping_n_keeps_the_first_n_of_a_run_keeping_all(tmp_path: Path, 
     assert _listed(some) == _listed(everything)[:keep]
     assert some.verdict.counts == everything.verdict.counts
     assert sorted(_listed(everything)) == sorted(set(_listed(everything)))  # each result once
+
+
+def test_results_spilled_and_written_as_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "d.nt"
+    _dump(data, 400)
+    listed = validate_dump([str(data)], shapes_graph(), block_size=2048)
+    monkeypatch.setattr(results, "SPILL", 100)  # runs of 100 results on disk, merged
+    streamed = validate_dump([str(data)], shapes_graph(), block_size=2048, workers=2, listed=False)
+    assert streamed.verdict.violations == []
+    assert streamed._kept is not None
+    assert len(streamed._kept._runs) > 5
+    assert list(streamed.results()) == listed.verdict.violations
+    for fmt, limit in (("json", None), ("json", 7), ("text", None), ("text", 7)):
+        expected, written = io.StringIO(), io.StringIO()
+        write_report(listed.verdict, fmt, expected, limit)
+        write_report(streamed.verdict, fmt, written, limit, results=streamed.results())
+        assert written.getvalue() == expected.getvalue()
+    document = io.StringIO()
+    write_report(listed.verdict, "json", document, 7)
+    assert json.loads(document.getvalue()) == {**listed.verdict.to_json(7), "not_streamable": []}
+    turtle = io.StringIO()
+    write_report(streamed.verdict, "turtle", turtle, None, results=streamed.results())
+    graph = Graph().parse(data=turtle.getvalue(), format="turtle")
+    assert len(list(graph.subjects(RDF.type, SH.ValidationResult))) == listed.verdict.total
+    assert isomorphic(graph, listed.verdict.report_graph())
+    streamed.close()
 
 
 def test_abort_stops_reading(tmp_path: Path) -> None:

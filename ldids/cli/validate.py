@@ -10,9 +10,11 @@ Exit 0 conforms, 1 does not, 2 could not run (DESIGN.md §5).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, TextIO
 
 from ldids.cli.exit_code import EXIT_INVALID, EXIT_OK, UsageError
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from rdflib.term import Node
 
     from ldids.dumps.rdf_stream import Parsed
-    from ldids.shacl.validate import Verdict
+    from ldids.shacl.validate import Verdict, Violation
 
 __all__ = ["validate", "write_report"]
 
@@ -108,8 +110,16 @@ def validate(args: argparse.Namespace, out: TextIO) -> int:
             max_results=_listed(args, max_results),
             parsed=streamed,
             abort=args.abort,
+            listed=bool(args.shapes),  # alone, its results are written as they are read back
         )
         verdict, not_streamable = run.verdict, run.not_streamable
+        if not args.shapes:
+            progress(f"{verdict.total:,} results")
+            try:
+                write_report(verdict, args.format, out, _limit(args), not_streamable, run.results())
+            finally:
+                run.close()
+            return EXIT_OK if verdict.conforms and not not_streamable else EXIT_INVALID
     if streamed is None or args.shapes:
         from ldids.rdf import io as rdfio
         from ldids.shacl.validate import combine
@@ -145,8 +155,12 @@ def validate(args: argparse.Namespace, out: TextIO) -> int:
             del verdict.violations[max_results:]
     assert verdict is not None
     progress(f"{verdict.total:,} results")
-    write_report(verdict, args.format, out, None if args.all else max(args.limit, 0), not_streamable)
+    write_report(verdict, args.format, out, _limit(args), not_streamable)
     return EXIT_OK if verdict.conforms and not not_streamable else EXIT_INVALID
+
+
+def _limit(args: argparse.Namespace) -> int | None:
+    return None if args.all else max(int(args.limit), 0)
 
 
 def _listed(args: argparse.Namespace, max_results: int | None) -> int | None:
@@ -164,28 +178,80 @@ def write_report(
     out: TextIO,
     limit: int | None,
     not_streamable: list[tuple[Node, str]] = (),  # type: ignore[assignment]
+    results: Iterable[Violation] | None = None,
 ) -> None:
-    """The verdict as text (grouped by shape, with counts), JSON, or a sh:ValidationReport in Turtle."""
-    if fmt == "turtle":
+    """The verdict as text (grouped by shape, with counts), JSON, or a sh:ValidationReport in
+    Turtle; its results are ``results`` where given (a streamed run's, written as they are
+    read back, however many), else the verdict's own."""
+    if fmt == "turtle" and results is None:
         out.write(verdict.report_graph().serialize(format="turtle"))
         return
+    every = iter(verdict.violations if results is None else results)
+    if fmt == "turtle":
+        _write_turtle(verdict.conforms, every, out)
+        return
+    listed = every if limit is None else itertools.islice(every, limit)
+    count = 0
     if fmt == "json":
-        document = verdict.to_json(limit)
-        document["not_streamable"] = [{"shape": str(shape), "reason": reason} for shape, reason in not_streamable]
-        out.write(json.dumps(document) + "\n")
+        # As json.dumps writes {"conforms", "violations", "per_shape", "results", "truncated",
+        # "not_streamable"}, one result at a time.
+        head = {
+            "conforms": verdict.conforms,
+            "violations": verdict.total,
+            "per_shape": dict(sorted(verdict.per_shape().items())),
+        }
+        out.write(json.dumps(head)[:-1] + ', "results": [')
+        for count, v in enumerate(listed, 1):
+            out.write((", " if count > 1 else "") + json.dumps(v.to_json()))
+        reasons = [{"shape": str(shape), "reason": reason} for shape, reason in not_streamable]
+        out.write(f'], "truncated": {json.dumps(count < verdict.total)}, "not_streamable": {json.dumps(reasons)}}}\n')
         return
     out.write("conforms\n" if verdict.conforms else f"does not conform: {verdict.total} results\n")
-    for shape, count in sorted(verdict.per_shape().items()):
-        out.write(f"  {count:>6}  {shape}\n")
+    for shape, number in sorted(verdict.per_shape().items()):
+        out.write(f"  {number:>6}  {shape}\n")
     for node, reason in not_streamable:
         out.write(f"not checked (not streamable): {node}: {reason}\n")
-    listed = verdict.violations if limit is None else verdict.violations[:limit]
-    for v in listed:
+    for count, v in enumerate(listed, 1):  # noqa: B007 -- the count is used below
         where = f"{v.file}:{v.line}: " if v.line is not None else ""
         component = f" {str(v.component).rsplit('#', 1)[-1]}" if v.component is not None else ""
         path = f" path {v.path}" if v.path is not None else ""
         value = f" value {v.value}" if v.value is not None and v.value != v.focus else ""
         message = f" {v.message}" if v.message else ""  # the compiled engine writes none of its own
         out.write(f"{where}{v.severity}: {v.focus}:{message} [{v.shape}]{component}{path}{value}\n")
-    if len(listed) < verdict.total:
-        out.write(f"... {verdict.total - len(listed)} more (--all, or --format turtle for the full report)\n")
+    if count < verdict.total:
+        out.write(f"... {verdict.total - count} more (--all, or --format turtle for the full report)\n")
+
+
+def _write_turtle(conforms: bool, results: Iterator[Violation], out: TextIO) -> None:
+    """A sh:ValidationReport (SHACL §3.6) in Turtle, the graph :meth:`Verdict.report_graph`
+    makes, written a result at a time: the report is one blank node with a list of results,
+    so that no label of the report's own can be one of the data's blank nodes."""
+    from rdflib.term import BNode, Literal
+
+    def term(node: Node) -> str:
+        return "[]" if isinstance(node, BNode) else node.n3()
+
+    out.write("@prefix sh: <http://www.w3.org/ns/shacl#> .\n\n")
+    out.write(f"[] a sh:ValidationReport ;\n    sh:conforms {str(conforms).lower()}")
+    separator = " ;\n    sh:result"
+    for v in results:
+        fields = [
+            "a sh:ValidationResult",
+            f"sh:focusNode {v.focus.n3()}",
+            f"sh:resultSeverity sh:{v.severity}",
+            f"sh:sourceShape {f'<{v.shape}>' if '://' in v.shape else '[]'}",
+        ]
+        fields += [
+            f"{name} {term(node)}"
+            for name, node in (
+                ("sh:resultPath", v.path),
+                ("sh:value", v.value),
+                ("sh:sourceConstraintComponent", v.component),
+            )
+            if node is not None
+        ]
+        if v.message:
+            fields.append(f"sh:resultMessage {Literal(v.message).n3()}")
+        out.write(f"{separator} [\n        " + " ;\n        ".join(fields) + "\n    ]")
+        separator = ","
+    out.write(" .\n")

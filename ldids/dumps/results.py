@@ -4,73 +4,108 @@ A streamed run meets results one block at a time and may meet one result many ti
 focus node that is a term anywhere is the focus of each statement the term is in, and SHACL
 reports a result once (§3.6.1: the results graph is a set). Two stores, each bounded:
 
-- :class:`Seen`, the digests of the results reported so far, 8 bytes each in an open-addressed
-  table (a ``set`` of 16-byte ``bytes`` takes about 100 bytes an entry: 1M results were 90 MiB);
+- :class:`Seen`, the digests of the results met lately, 8 bytes each in open-addressed tables
+  (a ``set`` of 16-byte ``bytes`` takes about 100 bytes an entry: 1M results were 90 MiB);
 - :class:`Kept`, the results a report will list: the first ``limit`` in the report's order,
   whatever order the blocks give them in, so that a report of the first 20 lists what the
-  full report's first 20 are.
+  full report's first 20 are; a report of all of them (``--all``, a Turtle report) has them
+  sorted in runs on disk, merged as it is written.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
+import pickle
 from array import array
+from collections.abc import Iterator
 from operator import itemgetter
-from typing import Generic, TypeVar
+from typing import Any, BinaryIO, Generic, TypeVar
 
-__all__ = ["SEEN_LIMIT", "Kept", "Seen"]
+from ldids.rdf.files import scratch_file
 
-#: Results remembered to report each once (32 MiB of table at most); past this many, a result
-#: met again may be reported again, and the counts say so by counting it twice.
-SEEN_LIMIT = 2_000_000
+__all__ = ["GENERATION", "SPILL", "Kept", "Seen"]
+
+#: Results a generation of :class:`Seen` remembers: two generations of tables of 2**20 slots,
+#: 16 MiB at most; the last 524,288 results met, at least, are remembered.
+GENERATION = 1 << 19
+
+#: Results held in memory at most by :class:`Kept` before a sorted run of them is written out.
+SPILL = 50_000
+_PICKLED = 1_000  # results pickled at a time: a run is read back as many at a time
 
 _EMPTY = 0  # a slot never used; a digest of 0 is stored as 1 (it only merges two of 2**64)
 
 
 class Seen:
-    """A set of 64-bit digests in one ``array`` of slots, linear probing, grown at half full.
+    """The digests of the results met lately: ``add`` answers whether one is new.
 
-    Two results share a digest with a chance of 2**-64 each pair: about one in ten million
-    for the two million results of a 10M-triple dump, the result then reported once, not
-    twice. ``add`` answers whether the digest was new."""
+    The last ``generation`` digests at least, and up to twice as many, are remembered: when
+    the young table holds ``generation``, it becomes the old one and the one before is
+    forgotten. A result met again after more than that many others is reported again (and
+    counted twice): dumps hold a record's statements together, and a term given again far
+    away is rare, but memory must not grow with the dump (10M triples can give 5M results).
 
-    def __init__(self, limit: int = SEEN_LIMIT) -> None:
-        self.limit = limit
-        self._slots = array("Q", bytes(8 * 1024))
-        self._mask = len(self._slots) - 1
+    A table is an ``array`` of 64-bit slots (8 bytes a digest, where a ``set`` of ``bytes``
+    took about 100), open-addressed with linear probing and grown at half full. Two results
+    share a digest with a chance of 2**-64 each pair remembered together: about one in 3·10^7
+    for a million, the result then reported once, not twice."""
+
+    def __init__(self, generation: int = GENERATION) -> None:
+        self.generation = generation
+        self._young = _table(1024)
+        self._old: array[int] | None = None
         self._count = 0
 
     def __len__(self) -> int:
-        return self._count
+        """The digests remembered."""
+        return self._count + (0 if self._old is None else self.generation)
 
     def add(self, digest: bytes) -> bool:
         value = int.from_bytes(digest[:8], "little") or 1
-        slots, mask = self._slots, self._mask
+        old = self._old
+        if old is not None and _holds(old, value):
+            return False
+        young = self._young
+        mask = len(young) - 1
         index = value & mask
-        while True:
-            found = slots[index]
+        while (found := young[index]) != _EMPTY:
             if found == value:
                 return False
-            if found == _EMPTY:
-                break
             index = (index + 1) & mask
-        if self._count >= self.limit:
-            return True  # new, and not remembered: the table is as large as it may grow
-        slots[index] = value
+        young[index] = value
         self._count += 1
-        if 2 * self._count > len(slots):
-            self._grow()
+        if self._count >= self.generation:
+            self._old, self._young, self._count = young, _table(1024), 0
+        elif 2 * self._count > len(young):
+            self._young = _grown(young)
         return True
 
-    def _grow(self) -> None:
-        old = self._slots
-        slots = self._slots = array("Q", bytes(16 * len(old)))
-        mask = self._mask = len(slots) - 1
-        for value in old:
-            if value != _EMPTY:
-                index = value & mask
-                while slots[index] != _EMPTY:
-                    index = (index + 1) & mask
-                slots[index] = value
+
+def _table(size: int) -> array[int]:
+    return array("Q", bytes(8 * size))
+
+
+def _holds(table: array[int], value: int) -> bool:
+    mask = len(table) - 1
+    index = value & mask
+    while (found := table[index]) != _EMPTY:
+        if found == value:
+            return True
+        index = (index + 1) & mask
+    return False
+
+
+def _grown(old: array[int]) -> array[int]:
+    slots = _table(2 * len(old))
+    mask = len(slots) - 1
+    for value in old:
+        if value != _EMPTY:
+            index = value & mask
+            while slots[index] != _EMPTY:
+                index = (index + 1) & mask
+            slots[index] = value
+    return slots
 
 
 Item = TypeVar("Item")
@@ -79,29 +114,65 @@ Key = tuple[str, str, int, str]
 
 
 class Kept(Generic[Item]):
-    """The first ``limit`` items by their keys (all of them with None), as a sort of every
-    item offered would give them; in memory, at most ``2 * limit`` and some.
+    """The first ``limit`` items by their keys (all of them with None), as a stable sort of
+    every item offered would give them, in bounded memory: at most ``2 * limit`` and some
+    are held where that is under ``spill``; past ``spill``, sorted runs of items go to
+    scratch files and :meth:`first` merges them.
 
-    A stable sort keeps items of equal keys in the order they were offered, and so does the
-    trimming: the items kept come before those offered after them."""
+    A stable sort keeps items of equal keys in the order they were offered, and so do the
+    trimming and the merge (earlier runs first): the items kept come before those offered
+    after them."""
 
-    def __init__(self, limit: int | None) -> None:
+    def __init__(self, limit: int | None, spill: int | None = None) -> None:
         self.limit = limit
+        spill = SPILL if spill is None else spill
         self._items: list[tuple[Key, Item]] = []
+        self._runs: list[BinaryIO] = []
+        trimmed = None if limit is None else 2 * limit + 256
+        self._bound = spill if trimmed is None else min(trimmed, spill)
 
     def offer(self, key: Key, item: Item) -> None:
         if self.limit == 0:
             return
         self._items.append((key, item))
-        if self.limit is not None and len(self._items) >= 2 * self.limit + 256:
-            self._trim()
+        if len(self._items) >= self._bound:
+            self._sort()  # and trimmed to the limit: a run holds no more
+            if len(self._items) >= self._bound // 2:
+                self._spill()
 
-    def _trim(self) -> None:
+    def _sort(self) -> None:
         self._items.sort(key=itemgetter(0))
         if self.limit is not None:
             del self._items[self.limit :]
 
-    def first(self) -> list[Item]:
-        """The items kept, in their keys' order."""
-        self._trim()
-        return [item for _, item in self._items]
+    def _spill(self) -> None:
+        run = scratch_file()
+        for start in range(0, len(self._items), _PICKLED):
+            pickle.dump(self._items[start : start + _PICKLED], run, protocol=pickle.HIGHEST_PROTOCOL)
+        self._runs.append(run)
+        self._items = []
+
+    def first(self) -> Iterator[Item]:
+        """The items kept, in their keys' order (again from the start at each call)."""
+        self._sort()
+        runs = [_read(run) for run in self._runs]
+        merged = heapq.merge(*runs, iter(self._items), key=itemgetter(0)) if runs else iter(self._items)
+        return (item for _, item in itertools.islice(merged, self.limit))
+
+    def close(self) -> None:
+        """Closes the runs on disk and forgets them: :meth:`first` gives the rest after."""
+        for run in self._runs:
+            run.close()
+        self._runs = []
+
+
+def _read(run: BinaryIO) -> Iterator[tuple[Key, Any]]:
+    run.seek(0)
+    while True:
+        try:
+            chunk = pickle.load(run)
+        except EOFError:
+            return
+        position = run.tell()
+        yield from chunk
+        run.seek(position)  # another reader of the same run may have moved it

@@ -223,10 +223,21 @@ class Streamed:
             at = lines_before + line if lines else None
             self._kept.offer(_order(shown, name, at, focus), (row, name, at))
 
+    def results(self) -> Iterator[Violation]:
+        """The results kept, by shape, file, line and focus, made one at a time: a report of
+        millions is written as they are read back (:class:`ldids.dumps.results.Kept`)."""
+        kept = iter(()) if self._kept is None else self._kept.first()
+        return (_violation(row, name, line) for row, name, line in kept)
+
     def sort(self) -> None:
-        """The results kept, as Violations in the verdict, by shape, file, line and focus."""
-        kept = [] if self._kept is None else self._kept.first()
-        self.verdict.violations = [_violation(row, name, line) for row, name, line in kept]
+        """The results kept, listed in the verdict (:meth:`results`, all at once)."""
+        self.verdict.violations = list(self.results())
+        self.close()
+
+    def close(self) -> None:
+        """Closes the files of the results kept on disk (:meth:`results` has none after)."""
+        if self._kept is not None:
+            self._kept.close()
 
 
 def _order(shape: str, name: str, line: int | None, focus: str) -> Key:
@@ -292,6 +303,7 @@ def validate_dump(
     block_size: int = 1 << 20,
     parsed: Parsed | None = None,
     abort: bool = False,
+    listed: bool = True,
 ) -> Streamed:
     """Check N-Triples/N-Quads files (``-``: standard input) against the streamable shapes of
     ``shapes``; those that are not streamable are listed in the result, not checked.
@@ -300,7 +312,9 @@ def validate_dump(
     statement by statement as they are parsed; the results of such an input name the file
     and no line: pyoxigraph's parsers tell none per statement, and
     the lines it hands on are no lines of the file. ``abort`` stops reading after the first
-    block that gives a result (pySHACL's ``--abort``): the counts are then of what was read."""
+    block that gives a result (pySHACL's ``--abort``): the counts are then of what was read.
+    The results kept are listed in the verdict, or with ``listed`` false left for
+    :meth:`Streamed.results` to give one at a time."""
     global _PLAN
     checks = plan(shapes)
     _PLAN = checks
@@ -331,7 +345,8 @@ def validate_dump(
                 _take(run, window.popleft()[1], name, lines)
             if abort and not run.verdict.conforms:
                 break
-    run.sort()
+    if listed:
+        run.sort()
     return run
 
 
