@@ -79,7 +79,7 @@ class _Task:
 class _Partition:
     """What a task sends back: its counts and bad lines (line numbers local to its range);
     whether its range ends without a line break (only a file's last may); and the sorted
-    files of links, owl:sameAs statements and crosswalk rows it wrote (``.KIND-NNNNN``),
+    files of links, owl:sameAs statements and crosswalk rows it wrote (``.KIND-NNNNN-NNNN``),
     by kind (none where it found none)."""
 
     index: int
@@ -372,7 +372,7 @@ def _write_crosswalk(folder: Path, partitions: list[_Partition], summary: DumpSu
     in this process: a link's row is made as the link is written."""
     with contextlib.ExitStack() as stack:
         opened: list[list[IO[bytes]]] = [
-            [stack.enter_context(Path(file.path).open("rb")) for file in _sorted(partitions, kind)]
+            [stack.enter_context(Path(path).open("rb")) for file in _sorted(partitions, kind) for path in file.paths]
             for kind in ("links", "same-as", "rows")
         ]
         found, present, found_rows = opened
