@@ -313,3 +313,29 @@ def test_same_bytes_as_one_process(
         assert len(written) == 4
     else:
         assert not (folder / "errors.tsv").exists()
+
+
+def test_a_local_run_imports_neither_distributed_nor_rdflib(tmp_path: Path) -> None:
+    """The start-up of a local run: distributed (imported by Dask when a scheduler is named
+    by a string, to look for a client) and rdflib (only a crosswalk needs it) cost a 1M
+    run a fifth of its time; the output is still the one process's."""
+    import subprocess
+    import sys
+
+    source = tmp_path / "a.nt"
+    benchmark_dump("distinct", source, 2000)
+    program = (
+        "import sys\n"
+        "from ldids.dumps.cluster import normalize_on_dask\n"
+        "from ldids.dumps.stream import Settings\n"
+        "from ldids.passes.config import Config\n"
+        f"normalize_on_dask([{str(source)!r}], {str(tmp_path / 'out')!r}, Settings(Config()), workers=2)\n"
+        "print(sorted({name.split('.')[0] for name in sys.modules} & {'distributed', 'rdflib', 'dask'}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["['dask']"]
+    statements, links, _, _ = single_run([source], Settings(Config()), tmp_path / "single")
+    parts = sorted((tmp_path / "out").glob("part-*.nt"))
+    assert b"".join(part.read_bytes() for part in parts) == statements
+    assert (tmp_path / "out" / "links.nt").read_bytes() == links

@@ -47,7 +47,6 @@ from ldids.dumps.run import DumpSummary, crosswalk_line, link_rows
 from ldids.dumps.sorting import SortedUnique, _merged
 from ldids.dumps.stream import BadLine, BlockResult, Settings, new_run, process_block, shared_decisions
 from ldids.errors import InputError
-from ldids.passes.graph import Crosswalk
 from ldids.rdf.compression import compression_of
 
 __all__ = ["normalize_on_dask"]
@@ -80,7 +79,7 @@ class _Task:
 class _Partition:
     """What a task sends back: its counts and bad lines (line numbers local to its range);
     whether its range ends without a line break (only a file's last may); and the sorted
-    files of links, owl:sameAs statements and crosswalk rows it wrote (``.KIND-NNNNN``),
+    files of links, owl:sameAs statements and crosswalk rows it wrote (``.KIND-NNNNN-NNNN``),
     by kind (none where it found none)."""
 
     index: int
@@ -265,6 +264,7 @@ def _scheduler(client: Any, settings: Settings, workers: int) -> Iterator[tuple[
     is safe (Linux): no interpreter to start and nothing to import per worker, and they
     share the run's table of decisions (made before they fork)."""
     import dask
+    import dask.multiprocessing
 
     if client is not None:
 
@@ -285,8 +285,10 @@ def _scheduler(client: Any, settings: Settings, workers: int) -> Iterator[tuple[
 
         def here(function: Callable[..., Any], arguments: list[tuple[Any, ...]]) -> list[Any]:
             delayed = [dask.delayed(function)(*each) for each in arguments]
-            # One task at a time to a worker (Dask batches 6 by default): the tasks are few and long.
-            return list(dask.compute(*delayed, scheduler="processes", pool=pool, chunksize=1))
+            # One task at a time to a worker (Dask batches 6 by default): the tasks are few and
+            # long. The scheduler named by its function, not "processes": a name makes Dask
+            # import distributed to look for a client first (0.15 to 0.2 s of a 1 s run).
+            return list(dask.compute(*delayed, scheduler=dask.multiprocessing.get, pool=pool, chunksize=1))
 
         yield here, settings
 
@@ -370,7 +372,7 @@ def _write_crosswalk(folder: Path, partitions: list[_Partition], summary: DumpSu
     in this process: a link's row is made as the link is written."""
     with contextlib.ExitStack() as stack:
         opened: list[list[IO[bytes]]] = [
-            [stack.enter_context(Path(file.path).open("rb")) for file in _sorted(partitions, kind)]
+            [stack.enter_context(Path(path).open("rb")) for file in _sorted(partitions, kind) for path in file.paths]
             for kind in ("links", "same-as", "rows")
         ]
         found, present, found_rows = opened
@@ -383,6 +385,8 @@ def _write_crosswalk(folder: Path, partitions: list[_Partition], summary: DumpSu
             if stream is not None:
                 stream.write(line + "\n")
                 summary.links += 1
+    from ldids.passes.graph import Crosswalk  # here: it imports rdflib, which a run without a crosswalk does not need
+
     with (folder / "crosswalk.csv").open("w", encoding="utf-8") as out:
         out.write(",".join(Crosswalk.FIELDS) + "\n")
         for line in rows:
