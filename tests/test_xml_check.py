@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pyoxigraph
 import pytest
+from lxml import etree
 
 from ldids.cli import main
 from ldids.dumps.rdf_stream import Parsed
@@ -23,7 +24,7 @@ from ldids.dumps.run import normalize_dump
 from ldids.dumps.stream import Settings
 from ldids.errors import InputError
 from ldids.passes.config import Config
-from ldids.rdf import xmlcheck
+from ldids.rdf import wellformed, xmlcheck
 
 HEAD = (
     '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -126,6 +127,56 @@ def test_the_check_on_its_own(tmp_path: Path) -> None:
     assert ran.returncode == 1
     assert b'"line": 4805, "column": 29' in ran.stdout  # 3 lines of head, 4 a record: record 1200's second line
     assert xmlcheck.check_file(str(good)) is None
+
+
+@pytest.mark.parametrize("why", sorted(MALFORMED))
+def test_the_script_beside_says_what_lxml_says_in_step(why: str, tmp_path: Path) -> None:
+    """ldids.rdf.wellformed run as the check beside runs it (no site, no ldids package, a
+    stripped environment) gives the message, line and column of the check in this process."""
+    source = tmp_path / "bad.rdf"
+    source.write_bytes(MALFORMED[why].encode("utf-8"))
+    expected = xmlcheck.check_file(str(source))
+    assert expected is not None
+    check = xmlcheck.Check(str(source), "shown.rdf")
+    found = check.verdict()
+    assert found is not None
+    assert (found.source, found.message, found.line, found.column) == (
+        "shown.rdf",
+        expected.message,
+        expected.line,
+        expected.column,
+    )
+
+
+def test_the_script_beside_imports_neither_site_nor_ldids(tmp_path: Path) -> None:
+    """What keeps its start-up cheap: it runs where neither is importable."""
+    good = tmp_path / "good.rdf"
+    good.write_text(GOOD, encoding="utf-8")
+    lxml_folder = str(Path(etree.__file__).resolve().parent.parent)
+    script = str(Path(wellformed.__file__).resolve())
+    probe = (
+        "import atexit, runpy, sys; atexit.register(lambda: print(sorted(sys.modules)));"
+        " sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe, script, lxml_folder, str(good)],
+        capture_output=True,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert ran.returncode == 0, ran.stderr
+    loaded = ran.stdout.decode().split("\n")[-2]
+    assert "lxml.etree" in loaded
+    assert "'site'" not in loaded
+    assert "ldids" not in loaded
+
+
+def test_a_check_that_cannot_run_is_not_a_pass(tmp_path: Path) -> None:
+    """A file gone before its check reads it: the check fails, and says so."""
+    check = xmlcheck.Check(str(tmp_path / "gone.rdf"), "gone.rdf")
+    found = check.verdict()
+    assert found is not None
+    assert found.message.startswith("could not check the XML (exit 1: FileNotFoundError")
 
 
 def test_a_large_file_cut_short_fails_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -142,7 +142,13 @@ class NQuadsReader(io.BufferedIOBase):
             literals, size = _looked_through(name)
             beside = not literals and size >= xmlcheck.SEPARATE_FROM
             document = rdfxml.Document(
-                source, self._shown, base, rename_blank_nodes=rename_blank_nodes, literals=literals, checked=beside
+                source,
+                self._shown,
+                base,
+                rename_blank_nodes=rename_blank_nodes,
+                literals=literals,
+                checked=beside,
+                path=name if beside else None,
             )
             if beside:  # once the prolog has passed (no entity, no DTD)
                 self._check = xmlcheck.Check(name, self._shown)
