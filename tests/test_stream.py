@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from ldids.dumps import run as dumps
 from ldids.dumps.blocks import blocks
 from ldids.dumps.grammar import diagnose, grammar
-from ldids.dumps.pool import _Part, _Pool, _read_range
+from ldids.dumps.pool import _Part, _Pool
 from ldids.dumps.run import DumpSummary, normalize_dump
+from ldids.dumps.serve import _read_range
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import Settings, process_block
 from ldids.errors import InputError
@@ -523,9 +524,9 @@ def test_a_worker_process_that_fails_or_dies_stops_the_run(
 ) -> None:
     """What goes wrong in a worker process stops the run with an error that says so, and
     leaves no output (the workers are forked: they run the function patched here)."""
-    from ldids.dumps import pool
+    from ldids.dumps import serve
 
-    run_chunk = pool._run_chunk
+    run_chunk = serve._run_chunk
     coordinator = os.getpid()
 
     def broken(chunk: Any, settings: Settings) -> Any:
@@ -535,7 +536,7 @@ def test_a_worker_process_that_fails_or_dies_stops_the_run(
             os._exit(3)
         raise OSError("No space left on device")
 
-    monkeypatch.setattr(pool, "_run_chunk", broken)
+    monkeypatch.setattr(serve, "_run_chunk", broken)
     source = dump(tmp_path, 300)
     with pytest.raises(RuntimeError) as caught:
         normalize_dump([str(source)], str(tmp_path / "out.nt"), Settings(Config()), block_size=512, workers=2)
@@ -788,10 +789,10 @@ def test_workers_keep_their_links_and_hand_over_sorted_runs(
     """Forked workers keep the links of their chunks and spill them as sorted runs (a
     handful of lines a run here), handed over at the end: the run writes what this process
     writes alone, links and crosswalk rows included."""
-    from ldids.dumps import pool
+    from ldids.dumps import serve
 
     source = dump(tmp_path)
-    monkeypatch.setattr(pool, "_WORKER_RUN", 7)
+    monkeypatch.setattr(serve, "_WORKER_RUN", 7)
     handed: list[int] = []
     link_runs = _Pool.link_runs
 

@@ -11,7 +11,8 @@ written, with a bounded number of chunks in flight, so memory and the temporary 
 space stay bounded whatever the input size. Line numbers come back local to their chunk
 and are made absolute here. Each process writes its blocks' outputs into buffers it
 keeps, and the output file is written out to disk as it grows (:class:`_WriteBehind`).
-The worker processes, and what any process does with a chunk, are in :mod:`ldids.dumps.pool`.
+The worker processes are in :mod:`ldids.dumps.pool`, what any process does with a chunk in
+:mod:`ldids.dumps.serve`.
 
 Links and crosswalk rows are de-duplicated across blocks in bounded memory and written at
 the end (links after the statements when they go into the output). Every output is
@@ -37,7 +38,8 @@ from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from ldids.dumps.blocks import Readable, blocks
 from ldids.dumps.parse_beside import Beside
-from ldids.dumps.pool import _BUFFERS, _Chunk, _detached, _output_buffer, _Part, _Pool, _run_chunk, _written
+from ldids.dumps.pool import _Part, _Pool
+from ldids.dumps.serve import _BUFFERS, _Chunk, _detached, _output_buffer, _run_chunk, _written
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import (
     BadLine,
