@@ -57,7 +57,7 @@ class _Pool:
     Tasks are written to a worker's pipe ahead of time (it holds many), and a worker sends
     back one short line per task, in order, so neither side waits on the other. There is no
     thread here: a ProcessPoolExecutor feeds its workers from threads of this process, which
-    wait for the GIL while this process works on a chunk of its own, and the workers idle.
+    wait for the GIL while this process writes outputs, and the workers idle.
 
     A forked worker hands each result over in a slot of memory it shares with this process
     (SLOTS of them, used in turn): the output, then the rest of the result pickled. This

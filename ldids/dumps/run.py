@@ -1,14 +1,13 @@
 """Running the stream over files, every core and the terminal (I/O, outside the core).
 
 With one worker this process reads blocks of whole lines and processes them in turn. With
-more, ``workers - 1`` worker processes (forked, fed through pipes) and this process share
-the chunks: a chunk is a byte range of a plain file (the lines that start in it) or, from
-standard input or a compressed file, a block this process read. A worker hands a chunk's
-output and the rest of its result back in memory it shares with this process (in files
-without a name when that cannot be); this process takes a chunk itself whenever each
-worker has two queued, and otherwise coordinates. Results are taken in input order and their outputs
-written, with a bounded number of chunks in flight, so memory and the temporary disk
-space stay bounded whatever the input size. Line numbers come back local to their chunk
+more, ``workers`` worker processes (forked, fed through pipes) take the chunks and this
+process coordinates: a chunk is a byte range of a plain file (the lines that start in it)
+or, from standard input or a compressed file, a block this process read. A worker hands a
+chunk's output and the rest of its result back in memory it shares with this process (in
+files without a name when that cannot be). Results are taken in input order and their
+outputs written, with a bounded number of chunks in flight, so memory and the temporary
+disk space stay bounded whatever the input size. Line numbers come back local to their chunk
 and are made absolute here. Each process writes its blocks' outputs into buffers it
 keeps, and the output file is written out to disk as it grows (:class:`_WriteBehind`).
 The worker processes are in :mod:`ldids.dumps.pool`, what any process does with a chunk in
@@ -39,7 +38,7 @@ from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
 from ldids.dumps.blocks import Readable, blocks
 from ldids.dumps.parse_beside import Beside
 from ldids.dumps.pool import _Part, _Pool
-from ldids.dumps.serve import _BUFFERS, _Chunk, _detached, _output_buffer, _run_chunk, _written
+from ldids.dumps.serve import _BUFFERS, _Chunk, _detached, _output_buffer, _written
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import (
     BadLine,
@@ -194,9 +193,9 @@ def _chunks(path: str, source: Readable, size: int | None, seekable: bool, block
         yield _Chunk(path, data=data)
 
 
-# A chunk in flight: done here (its result), or queued with a worker (worker, number);
-# where in the file it ends.
-_Task = tuple["BlockResult | tuple[int, int]", "int | None"]
+# A chunk in flight: the worker it is queued with and its number there; where in the file
+# it ends.
+_Task = tuple[tuple[int, int], "int | None"]
 
 
 def _results(
@@ -220,27 +219,24 @@ def _results(
     window: deque[_Task] = deque()
     for chunk in _chunks(path, source, size, seekable, block_size):
         end = chunk.stop if chunk.data is None else None
-        worker = pool.free_worker()
-        if worker is not None:
-            window.append(((worker, pool.submit(worker, chunk)), end))
-        else:  # every worker has enough to do: this process takes the chunk
-            window.append((_run_chunk(chunk, settings), end))
+        # Every chunk goes to a worker; while each has enough to do, this process writes the
+        # results that are done (waiting for the oldest). It takes no chunk itself: with
+        # every output to write (at 10M triples, 1.6 GB: seconds of the kernel's time, more
+        # when the disk holds writes back), it would keep its chunk's lines waiting and its
+        # workers idle; as a process of its own beside them, the kernel shares the cores out.
+        while (worker := pool.free_worker()) is None:
+            yield _take(pool, window)
+        window.append(((worker, pool.submit(worker, chunk)), end))
         # Results wait here for the oldest to finish: a bounded number of them.
-        while window and (len(window) > 4 * workers or _finished(pool, window[0][0])):
+        while window and (len(window) > 4 * workers or pool.is_done(*window[0][0])):
             yield _take(pool, window)
     while window:
         yield _take(pool, window)
 
 
-def _finished(pool: _Pool, task: BlockResult | tuple[int, int]) -> bool:
-    return isinstance(task, BlockResult) or pool.is_done(*task)
-
-
 def _take(pool: _Pool, window: deque[_Task]) -> tuple[BlockResult, BytesLike | _Part, int | None]:
     """The oldest result of the window (waiting for it if it is still being worked on)."""
     task, end = window.popleft()
-    if isinstance(task, BlockResult):
-        return *_detached(task), end
     result, output = pool.take(*task)
     return result, output, end
 
@@ -350,7 +346,7 @@ def normalize_dump(
             )
             # A slot holds a block's output (a block grows by a few percent, more when most
             # of it is rewritten) and the rest of its result; what does not fit goes by file.
-            pool = _Pool(workers - 1, settings, slot_size=2 * block_size + (1 << 20))
+            pool = _Pool(workers, settings, slot_size=2 * block_size + (1 << 20))
             stack.callback(pool.close)
         out = stack.enter_context(atomic_output(output))  # compressed as its name says
         plain = out if compression_of(output) is None else None
