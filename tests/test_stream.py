@@ -164,6 +164,9 @@ def test_blocks_cut_at_line_ends_and_count_lines() -> None:
     assert b"".join(block for block, _ in cut) == data + b"\n"
     assert all(block.endswith(b"\n") for block, _ in cut)
     assert [first for _, first in cut] == [1 + sum(block.count(b"\n") for block, _ in cut[:i]) for i in range(len(cut))]
+    unnumbered = list(blocks(io.BytesIO(data), size=1000, numbered=False))
+    assert [block for block, _ in unnumbered] == [block for block, _ in cut]
+    assert {first for _, first in unnumbered} == {0}
 
 
 def test_sorted_unique_spills_and_merges() -> None:
@@ -751,6 +754,9 @@ def test_blocks_give_back_every_line_once(lines: list[bytes], final_newline: boo
     assert b"".join(block for block, _ in cut) == expected
     assert all(block.endswith(b"\n") for block, _ in cut)
     assert [first for _, first in cut] == [1 + sum(block.count(b"\n") for block, _ in cut[:i]) for i in range(len(cut))]
+    unnumbered = list(blocks(Trickle(data), size=size, numbered=False))
+    assert [block for block, _ in unnumbered] == [block for block, _ in cut]
+    assert all(first == 0 for _, first in unnumbered)
 
 
 @pytest.mark.parametrize(("stop", "said"), [(signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")])

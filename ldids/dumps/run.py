@@ -189,7 +189,7 @@ def _chunks(path: str, source: Readable, size: int | None, seekable: bool, block
         for start in range(0, size, block_size):
             yield _Chunk(path, start, min(start + block_size, size))
         return
-    for data, _ in blocks(source, block_size):
+    for data, _ in blocks(source, block_size, numbered=False):  # numbered by their results
         yield _Chunk(path, data=data)
 
 
@@ -212,7 +212,7 @@ def _results(
     local to the block. The output is the caller's to write, and to hand to
     :func:`_written` (or close), before the next result comes."""
     if pool is None:
-        for data, _ in blocks(source, block_size):
+        for data, _ in blocks(source, block_size, numbered=False):  # numbered by their results
             yield *_detached(process_block(data, 1, settings, into=_output_buffer())), None
         return
     seekable = path != "-" and compression_of(path) is None and os.path.isfile(path)
