@@ -183,6 +183,14 @@ class _Pool:
         self._collect(worker)
         return self._done[worker] >= number
 
+    def wait(self) -> None:
+        """Waits until some worker has sent a line, and takes what they have sent."""
+        from multiprocessing.connection import wait
+
+        wait(self._connections)
+        for worker in range(len(self._connections)):
+            self._collect(worker)
+
     def take(self, worker: int, number: int) -> tuple[BlockResult, BytesLike | _Part]:
         """The result of the worker's task ``number`` (waiting for it), and its output: a
         view of the slot, which stays the task's until the view is released, or the file

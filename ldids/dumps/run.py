@@ -220,12 +220,17 @@ def _results(
     for chunk in _chunks(path, source, size, seekable, block_size):
         end = chunk.stop if chunk.data is None else None
         # Every chunk goes to a worker; while each has enough to do, this process writes the
-        # results that are done (waiting for the oldest). It takes no chunk itself: with
-        # every output to write (at 10M triples, 1.6 GB: seconds of the kernel's time, more
-        # when the disk holds writes back), it would keep its chunk's lines waiting and its
-        # workers idle; as a process of its own beside them, the kernel shares the cores out.
+        # results that are done. It takes no chunk itself: with every output to write (at
+        # 10M triples, 1.6 GB: seconds of the kernel's time, more when the disk holds writes
+        # back), it would keep its chunk's lines waiting and its workers idle; as a process
+        # of its own beside them, the kernel shares the cores out.
         while (worker := pool.free_worker()) is None:
-            yield _take(pool, window)
+            # The oldest result if it is done, else whichever comes first: a worker whose
+            # chunks are done gets the next one then, rather than wait for the oldest.
+            if pool.is_done(*window[0][0]):
+                yield _take(pool, window)
+            else:
+                pool.wait()
         window.append(((worker, pool.submit(worker, chunk)), end))
         # Results wait here for the oldest to finish: a bounded number of them.
         while window and (len(window) > 4 * workers or pool.is_done(*window[0][0])):
