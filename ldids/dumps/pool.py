@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import os
 import pickle
 import shutil
@@ -23,9 +24,10 @@ import tempfile
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, NoReturn
+from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
 
-from ldids.dumps.serve import _CAN_HOLD, _STOPS, DEPTH, SLOTS, _Chunk, _receive_file, _send_file, _serve
+from ldids.dumps.serve import _CAN_HOLD, _STOPS, DEPTH, SLOTS, _Chunk, _Merge, _receive_file, _send_file, _serve
+from ldids.dumps.sorting import SortedUnique, split_point
 from ldids.dumps.stream import BlockResult, BytesLike, Settings
 from ldids.rdf.files import scratch_file, scratch_folder
 
@@ -272,6 +274,41 @@ class _Pool:
             raise
         return runs
 
+    @property
+    def merges(self) -> bool:
+        """Whether a worker can merge part of the links' runs (:meth:`merge_upper`): where
+        files are handed over and the merge is compiled."""
+        from ldids.dumps import sorting
+
+        return self._keeps_links and sorting._compiled is not None
+
+    def merge_upper(self, runs: list[IO[bytes]], starts: list[int]) -> None:
+        """Has the first worker merge the runs from ``starts`` on (a :class:`_Merge`); the
+        file comes with :meth:`merged_upper`. Asked once every result is taken."""
+        connection = self._connections[0]
+        try:
+            connection.send((_Merge(starts), ""))
+            for run in runs:
+                _send_file(connection, run)
+        except OSError:
+            self._lost(0)
+
+    def merged_upper(self) -> tuple[BinaryIO, int]:
+        """The file the first worker merged the upper part into, and its lines (waiting)."""
+        connection = self._connections[0]
+        try:
+            reply = connection.recv()
+        except (EOFError, OSError):
+            self._lost(0)
+        if isinstance(reply, str):
+            raise RuntimeError(f"a worker process failed: {reply}")
+        if not (isinstance(reply, tuple) and reply[0] == "merged"):
+            raise RuntimeError(f"a worker process answered {reply!r} for its merge")
+        try:
+            return os.fdopen(_receive_file(connection), "rb"), reply[1]
+        except (EOFError, OSError):
+            self._lost(0)
+
     def _lost(self, worker: int) -> NoReturn:
         process = self._processes[worker]
         process.join(timeout=5)
@@ -310,3 +347,72 @@ class _Pool:
 
 # The coordinator's ends of the pipes of every pool open in this process.
 _OPEN_ENDS: set[Connection] = set()
+
+
+# Links' runs of fewer bytes than this are merged by this process alone.
+_SPLIT_AT = 4 << 20
+
+
+def _split_links(found: SortedUnique, pool: _Pool | None) -> tuple[bytes, list[IO[bytes]]] | None:
+    """Has a worker merge the upper half of the links' sorted runs (:meth:`_Pool.merge_upper`)
+    while this process merges and writes the lower half (:func:`_write_halves`): else the
+    merge and the write of every link (at 10M triples, 0.5 GB) is the end of the run, on
+    one core. The line that splits them and the runs, or None where this process merges
+    them all (few links, or a pool that cannot merge)."""
+    if pool is None or not pool.merges:
+        return None
+    runs = found.take_runs()
+    split = split_point(runs) if sum(os.fstat(run.fileno()).st_size for run in runs) >= _SPLIT_AT else None
+    if split is None:
+        found.adopt(runs)
+        return None
+    key, starts = split
+    pool.merge_upper(runs, starts)
+    return key, runs
+
+
+def _write_halves(
+    sink: IO[bytes], plain: IO[bytes] | None, halves: tuple[bytes, list[IO[bytes]]], pool: _Pool | None
+) -> int:
+    """Writes the lower half of the links' runs merged here, then the upper half the worker
+    merged (in the kernel where ``plain``, as :func:`_append_part`); their count."""
+    from ldids.dumps import sorting
+
+    assert pool is not None, "halves come from a pool"
+    assert sorting._compiled is not None, "halves come from a pool that merges"
+    key, runs = halves
+    count = 0
+    for data, lines in sorting._compiled.MergedRuns([run.fileno() for run in runs], stop=key):
+        sink.write(data)
+        count += lines
+    upper, lines = pool.merged_upper()
+    try:
+        _append_part(_Part(upper, 0), sink, plain)
+    finally:
+        upper.close()
+    return count + lines
+
+
+def _append_part(part: _Part, out: IO[bytes], plain: IO[bytes] | None) -> None:
+    """Append a result's output held in a file to the output: in the kernel (sendfile) if
+    the output is a plain file or a pipe (``plain``), else through a buffer. The coordinator
+    of a run on every core does this for the whole output, while its workers want all the
+    CPU there is."""
+    written = part.file
+    sent = part.start
+    if plain is not None:
+        try:
+            plain.flush()
+            size = os.fstat(written.fileno()).st_size
+            while sent < size:
+                count = os.sendfile(plain.fileno(), written.fileno(), sent, size - sent)
+                if count == 0:
+                    raise OSError(f"sendfile stopped at byte {sent} of {size}")
+                sent += count
+            return
+        except (OSError, io.UnsupportedOperation):
+            # What was not sent goes through the buffer (what was would be written twice):
+            # where sendfile cannot write, and to report an error writing the output by name.
+            pass
+    written.seek(sent)
+    shutil.copyfileobj(written, out, 1 << 20)

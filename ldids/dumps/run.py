@@ -25,7 +25,6 @@ import csv
 import io
 import itertools
 import os
-import shutil
 import stat
 import sys
 import time
@@ -37,7 +36,7 @@ from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from ldids.dumps.blocks import Readable, blocks
 from ldids.dumps.parse_beside import Beside
-from ldids.dumps.pool import _Part, _Pool
+from ldids.dumps.pool import _append_part, _Part, _Pool, _split_links, _write_halves
 from ldids.dumps.serve import _BUFFERS, _Chunk, _detached, _output_buffer, _written
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import (
@@ -419,6 +418,12 @@ def normalize_dump(
                     )
         if pool is not None and (links is not None or crosswalk is not None):
             found_links.adopt(pool.link_runs())  # the links of the chunks the workers took
+        halves = None
+        if pool is not None and links is not None and crosswalk is None and not present and validation is None:
+            halves = _split_links(found_links, pool)
+            if halves is not None:
+                for run in halves[1]:
+                    stack.callback(run.close)
         # A link already in the data is not written again: a second run changes nothing.
         new_links: Iterator[str] | SortedUnique = difference(found_links, present) if present else found_links
         if crosswalk is not None:
@@ -426,12 +431,18 @@ def normalize_dump(
             if links is None:
                 deque(new_links, maxlen=0)  # rows for the links, none written
         if links == "inline":
-            summary.links = _write_lines(out, new_links, _checking(validation, shown, summary.lines_out))
+            if halves is not None:
+                summary.links = _write_halves(out, plain, halves, pool)
+            else:
+                summary.links = _write_lines(out, new_links, _checking(validation, shown, summary.lines_out))
         elif links is not None:
             # Renamed into place with the output (and the crosswalk) when the stack closes:
             # an error until then leaves none of them.
             sink = stack.enter_context(atomic_output(links))
-            summary.links = _write_lines(sink, new_links, _checking(validation, links, 0))
+            if halves is not None:
+                summary.links = _write_halves(sink, sink if compression_of(links) is None else None, halves, pool)
+            else:
+                summary.links = _write_lines(sink, new_links, _checking(validation, links, 0))
         if crosswalk is not None:
             from ldids.passes.graph import Crosswalk
 
@@ -443,31 +454,6 @@ def normalize_dump(
     summary.seconds = time.monotonic() - started
     meter.update(summary.lines_in, 0, None, final=True)
     return summary
-
-
-def _append_part(part: _Part, out: IO[bytes], plain: IO[bytes] | None) -> None:
-    """Append a result's output held in a file to the output: in the kernel (sendfile) if
-    the output is a plain file or a pipe (``plain``), else through a buffer. The coordinator
-    of a run on every core does this for the whole output, while its workers want all the
-    CPU there is."""
-    written = part.file
-    sent = part.start
-    if plain is not None:
-        try:
-            plain.flush()
-            size = os.fstat(written.fileno()).st_size
-            while sent < size:
-                count = os.sendfile(plain.fileno(), written.fileno(), sent, size - sent)
-                if count == 0:
-                    raise OSError(f"sendfile stopped at byte {sent} of {size}")
-                sent += count
-            return
-        except (OSError, io.UnsupportedOperation):
-            # What was not sent goes through the buffer (what was would be written twice):
-            # where sendfile cannot write, and to report an error writing the output by name.
-            pass
-    written.seek(sent)
-    shutil.copyfileobj(written, out, 1 << 20)
 
 
 def _write_lines(

@@ -221,11 +221,15 @@ def _serve(
     while True:
         try:
             chunk, part = connection.recv()
-            handed = _receive_file(connection) if chunk is not None and chunk.handed else None
+            handed = _receive_file(connection) if isinstance(chunk, _Chunk) and chunk.handed else None
         except (EOFError, ConnectionError):  # closed, or reset with tasks unread: the run is over
             return
         if chunk is None:
             if not _hand_over_links(connection, links):
+                return
+            continue
+        if isinstance(chunk, _Merge):
+            if not _merge_part(connection, chunk):
                 return
             continue
         if handed is not None:
@@ -286,6 +290,50 @@ def _hand_over_links(connection: Connection, links: SortedUnique | None) -> bool
     finally:
         for run in runs:
             run.close()
+    return True
+
+
+@dataclass(frozen=True)
+class _Merge:
+    """A task at the end of a run: the upper part of the sorted runs of links (sent after
+    it, one descriptor each), from ``starts`` on (:func:`ldids.dumps.sorting.split_point`),
+    merged into a file, while the coordinator merges and writes the lower part."""
+
+    starts: list[int]
+
+
+def _merge_part(connection: Connection, task: _Merge) -> bool:
+    """Receives the runs, merges their part, and sends back a line (the number of lines
+    merged, or what went wrong) and the file; False if the coordinator is gone."""
+    from ldids.dumps import _scan  # a merge is asked for only where it is compiled
+
+    runs: list[int] = []
+    merged: BinaryIO | None = None
+    try:
+        try:
+            runs = [_receive_file(connection) for _ in task.starts]
+            merged = scratch_file()
+            count = 0
+            for data, lines in _scan.MergedRuns(runs, starts=task.starts):
+                merged.write(data)
+                count += lines
+            merged.flush()
+            reply: tuple[str, int] | str = ("merged", count)
+        except Exception as error:  # reported to the coordinator, which stops the run
+            reply = f"{type(error).__name__}: {error}"
+            if merged is not None:
+                merged.close()
+                merged = None
+        connection.send(reply)
+        if merged is not None:
+            _send_file(connection, merged)
+    except (EOFError, ConnectionError):
+        return False
+    finally:
+        for run in runs:
+            os.close(run)
+        if merged is not None:
+            merged.close()
     return True
 
 
