@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from ldids.dumps import run as dumps
 from ldids.dumps.blocks import blocks
 from ldids.dumps.grammar import diagnose, grammar
-from ldids.dumps.pool import _Part, _Pool, _read_range
+from ldids.dumps.pool import _Part, _Pool
 from ldids.dumps.run import DumpSummary, normalize_dump
+from ldids.dumps.serve import _read_range
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import Settings, process_block
 from ldids.errors import InputError
@@ -163,6 +164,9 @@ def test_blocks_cut_at_line_ends_and_count_lines() -> None:
     assert b"".join(block for block, _ in cut) == data + b"\n"
     assert all(block.endswith(b"\n") for block, _ in cut)
     assert [first for _, first in cut] == [1 + sum(block.count(b"\n") for block, _ in cut[:i]) for i in range(len(cut))]
+    unnumbered = list(blocks(io.BytesIO(data), size=1000, numbered=False))
+    assert [block for block, _ in unnumbered] == [block for block, _ in cut]
+    assert {first for _, first in unnumbered} == {0}
 
 
 def test_sorted_unique_spills_and_merges() -> None:
@@ -523,19 +527,14 @@ def test_a_worker_process_that_fails_or_dies_stops_the_run(
 ) -> None:
     """What goes wrong in a worker process stops the run with an error that says so, and
     leaves no output (the workers are forked: they run the function patched here)."""
-    from ldids.dumps import pool
+    from ldids.dumps import serve
 
-    run_chunk = pool._run_chunk
-    coordinator = os.getpid()
-
-    def broken(chunk: Any, settings: Settings) -> Any:
-        if os.getpid() == coordinator:
-            return run_chunk(chunk, settings)
+    def broken(chunk: Any, settings: Settings) -> Any:  # the coordinator takes no chunk
         if how == "dies":
             os._exit(3)
         raise OSError("No space left on device")
 
-    monkeypatch.setattr(pool, "_run_chunk", broken)
+    monkeypatch.setattr(serve, "_run_chunk", broken)
     source = dump(tmp_path, 300)
     with pytest.raises(RuntimeError) as caught:
         normalize_dump([str(source)], str(tmp_path / "out.nt"), Settings(Config()), block_size=512, workers=2)
@@ -755,6 +754,9 @@ def test_blocks_give_back_every_line_once(lines: list[bytes], final_newline: boo
     assert b"".join(block for block, _ in cut) == expected
     assert all(block.endswith(b"\n") for block, _ in cut)
     assert [first for _, first in cut] == [1 + sum(block.count(b"\n") for block, _ in cut[:i]) for i in range(len(cut))]
+    unnumbered = list(blocks(Trickle(data), size=size, numbered=False))
+    assert [block for block, _ in unnumbered] == [block for block, _ in cut]
+    assert all(first == 0 for _, first in unnumbered)
 
 
 @pytest.mark.parametrize(("stop", "said"), [(signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")])
@@ -788,10 +790,10 @@ def test_workers_keep_their_links_and_hand_over_sorted_runs(
     """Forked workers keep the links of their chunks and spill them as sorted runs (a
     handful of lines a run here), handed over at the end: the run writes what this process
     writes alone, links and crosswalk rows included."""
-    from ldids.dumps import pool
+    from ldids.dumps import serve
 
     source = dump(tmp_path)
-    monkeypatch.setattr(pool, "_WORKER_RUN", 7)
+    monkeypatch.setattr(serve, "_WORKER_RUN", 7)
     handed: list[int] = []
     link_runs = _Pool.link_runs
 

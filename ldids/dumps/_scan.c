@@ -2769,7 +2769,18 @@ typedef struct {
     size_t last_length, last_capacity;
     int written;
     Py_ssize_t batch; /* about how many bytes each batch holds */
+    PyObject *stop;   /* bytes: a run ends at its first line not below it; NULL: at its end */
 } MergedRuns;
+
+/* 1 if the run's current line is below the merge's stop (or there is none), else 0. */
+static int run_before_stop(const MergedRuns *self, const RunReader *run) {
+    if (self->stop == NULL) {
+        return 1;
+    }
+    size_t la = run->end - run->line, lb = (size_t)PyBytes_GET_SIZE(self->stop);
+    int order = memcmp(run->data + run->line, PyBytes_AS_STRING(self->stop), la < lb ? la : lb);
+    return order < 0 || (order == 0 && la < lb);
+}
 
 static PyTypeObject MergedRunsType;
 
@@ -2794,10 +2805,18 @@ static void heap_down(MergedRuns *self, Py_ssize_t i) {
 }
 
 static PyObject *merged_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"fds", "batch", NULL};
-    PyObject *fds;
+    static char *names[] = {"fds", "batch", "starts", "stop", NULL};
+    PyObject *fds, *starts = Py_None, *stop = Py_None;
     Py_ssize_t batch = 1 << 20;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|n", names, &PyList_Type, &fds, &batch)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!|nOO", names, &PyList_Type, &fds, &batch, &starts, &stop)) {
+        return NULL;
+    }
+    if (starts != Py_None && (!PyList_Check(starts) || PyList_GET_SIZE(starts) != PyList_GET_SIZE(fds))) {
+        PyErr_SetString(PyExc_ValueError, "starts: a list of offsets, one for each file");
+        return NULL;
+    }
+    if (stop != Py_None && !PyBytes_Check(stop)) {
+        PyErr_SetString(PyExc_TypeError, "stop: bytes or None");
         return NULL;
     }
     MergedRuns *self = (MergedRuns *)type->tp_alloc(type, 0);
@@ -2806,6 +2825,10 @@ static PyObject *merged_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     }
     Py_ssize_t count = PyList_GET_SIZE(fds);
     self->batch = batch < 1 ? 1 : batch;
+    if (stop != Py_None) {
+        Py_INCREF(stop);
+        self->stop = stop;
+    }
     self->runs = PyMem_Calloc((size_t)count + 1, sizeof(RunReader));
     self->heap = PyMem_Calloc((size_t)count + 1, sizeof(Py_ssize_t));
     if (self->runs == NULL || self->heap == NULL) {
@@ -2819,6 +2842,20 @@ static PyObject *merged_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
             Py_DECREF(self);
             return NULL;
         }
+        if (starts != Py_None) {
+            /* Where the run's part starts: the start of a line (or the file's end). */
+            long long start = PyLong_AsLongLong(PyList_GET_ITEM(starts, i));
+            if (start == -1 && PyErr_Occurred()) {
+                Py_DECREF(self);
+                return NULL;
+            }
+            if (start < 0) {
+                Py_DECREF(self);
+                PyErr_SetString(PyExc_ValueError, "starts: offsets are not negative");
+                return NULL;
+            }
+            run->offset = (off_t)start;
+        }
         run->capacity = 1 << 16;
         run->data = PyMem_Malloc(run->capacity);
         self->count = i + 1;
@@ -2831,7 +2868,7 @@ static PyObject *merged_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
             Py_DECREF(self);
             return NULL;
         }
-        if (found) {
+        if (found && run_before_stop(self, run)) {
             self->heap[self->heap_size++] = i;
         }
     }
@@ -2848,6 +2885,7 @@ static void merged_dealloc(MergedRuns *self) {
     PyMem_Free(self->runs);
     PyMem_Free(self->heap);
     PyMem_Free(self->last);
+    Py_XDECREF(self->stop);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -2886,7 +2924,7 @@ static PyObject *merged_next(MergedRuns *self) {
             Py_XDECREF(out.object);
             return NULL;
         }
-        if (!found) {
+        if (!found || !run_before_stop(self, run)) {
             self->heap[0] = self->heap[--self->heap_size];
         }
         heap_down(self, 0);
@@ -2904,8 +2942,10 @@ static PyTypeObject MergedRunsType = {
     .tp_basicsize = sizeof(MergedRuns),
     .tp_dealloc = (destructor)merged_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "MergedRuns(fds, batch=1 MiB): the lines of files of sorted lines (each ended by LF), merged,\n"
-              "each once, as (data, count) batches; the files are read from their start (pread)",
+    .tp_doc = "MergedRuns(fds, batch=1 MiB, starts=None, stop=None): the lines of files of sorted lines (each\n"
+              "ended by LF), merged, each once, as (data, count) batches; the files are read (pread) from their\n"
+              "start, or from starts[i] (the start of a line), up to their end, or to their first line not below\n"
+              "the bytes stop",
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)merged_next,
     .tp_new = merged_new,

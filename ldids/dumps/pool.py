@@ -1,9 +1,8 @@
-"""Worker processes for a run on every core, and how any process works on one chunk of a dump.
+"""The worker processes of a run on every core, as the coordinator sees them.
 
-A chunk is a byte range of a plain file or a block read already (:class:`_Chunk`); the
-process that takes it reads it and writes its output into buffers of its own thread. A
-worker process hands each result back to the coordinator (:mod:`ldids.dumps.run`, which
-cuts the chunks and writes the results in order) in memory they share, or in files.
+The coordinator (:mod:`ldids.dumps.run`) cuts the chunks, queues them with the workers and
+writes their results in order; what a worker does with them is in :mod:`ldids.dumps.serve`.
+A worker hands each result back in memory it shares with the coordinator, or in files.
 
 On Linux those files have no name (O_TMPFILE): the process that writes one sends it to the
 other as an open descriptor (SCM_RIGHTS, over the pipe they share), so a run killed by
@@ -15,40 +14,27 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import os
 import pickle
 import shutil
 import signal
-import socket
 import sys
 import tempfile
-import threading
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
 
-from ldids.dumps.sorting import SortedUnique
-from ldids.dumps.stream import BlockResult, BytesLike, Settings, process_block
+from ldids.dumps.serve import _CAN_HOLD, _STOPS, DEPTH, SLOTS, _Chunk, _Merge, _receive_file, _send_file, _serve
+from ldids.dumps.sorting import SortedUnique, split_point
+from ldids.dumps.stream import BlockResult, BytesLike, Settings
 from ldids.rdf.files import scratch_file, scratch_folder
 
 if TYPE_CHECKING:
     import mmap
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
-
-
-@dataclass(frozen=True)
-class _Chunk:
-    """What one task works on: the lines that start in bytes [start, stop) of a plain file,
-    or (``data`` not None) the lines themselves. ``handed``: the file is sent after the
-    task, as a descriptor (:func:`_send_file`); the worker reads it as /proc/self/fd/N."""
-
-    path: str
-    start: int = 0
-    stop: int = 0
-    data: bytes | None = None
-    handed: bool = False
 
 
 @dataclass
@@ -67,108 +53,13 @@ class _Part:
             Path(self.name).unlink(missing_ok=True)
 
 
-def _read_range(path: str, start: int, stop: int, buffer: bytearray) -> memoryview:
-    """The lines of ``path`` whose first byte lies in [start, stop), read into ``buffer``
-    (grown as needed; a worker reuses one, rather than fault in fresh pages per chunk)."""
-    with open(path, "rb") as stream:
-        if start > 0:
-            stream.seek(start - 1)
-            stream.readline()  # the end of a line that began before start: the previous range's
-        begin = stream.tell()
-        if begin >= stop:
-            return memoryview(b"")
-        wanted = stop - begin
-        _make_room(buffer, wanted)
-        view = memoryview(buffer)
-        length = 0
-        while length < wanted and (count := stream.readinto(view[length:wanted])):
-            length += count
-        if length == 0 or buffer[length - 1] == ord("\n"):
-            return view[:length]
-        # The last line began in range: it is this range's.
-        rest = stream.readline()
-        view.release()
-        _make_room(buffer, length + len(rest))
-        buffer[length : length + len(rest)] = rest
-        return memoryview(buffer)[: length + len(rest)]
-
-
-def _make_room(buffer: bytearray, size: int) -> None:
-    if len(buffer) < size:
-        buffer.extend(bytes(size - len(buffer)))
-
-
-class _Buffers(threading.local):
-    """What a thread reads chunks into and writes outputs into, reused rather than fresh
-    megabytes per block. A thread's own: runs in two threads at once must not share them."""
-
-    def __init__(self) -> None:
-        self.chunk = bytearray()
-        # Outputs written already, whose buffers the next blocks write into (process_block's
-        # into): as many as there were blocks waiting to be written at once.
-        self.spare: list[bytearray] = []
-
-
-_BUFFERS = _Buffers()
-
-
-def _output_buffer() -> bytearray:
-    return _BUFFERS.spare.pop() if _BUFFERS.spare else bytearray()
-
-
-def _written(output: BytesLike) -> None:
-    """``output`` is written: a buffer of this thread's takes another block's next, a view
-    of a worker's slot lets the slot go."""
-    if isinstance(output, bytearray):
-        _BUFFERS.spare.append(output)
-    elif isinstance(output, memoryview):
-        output.release()
-
-
-def _run_chunk(chunk: _Chunk, settings: Settings) -> BlockResult:
-    """One chunk's lines through process_block (numbered from 1), the output in a buffer
-    of this thread's (see :func:`_written`)."""
-    if chunk.data is not None:
-        return process_block(chunk.data, 1, settings, into=_output_buffer())
-    with _read_range(chunk.path, chunk.start, chunk.stop, _BUFFERS.chunk) as data:
-        return process_block(data, 1, settings, into=_output_buffer())
-
-
-def _send_file(connection: Connection, file: IO[bytes]) -> None:
-    """Sends an open file to the process at the other end of ``connection`` (SCM_RIGHTS):
-    after a message, which tells the other end to take it (:func:`_receive_file`)."""
-    channel = socket.socket(fileno=connection.fileno())  # the pipe's own descriptor, no copy of it
-    try:
-        socket.send_fds(channel, [b"F"], [file.fileno()])
-    finally:
-        channel.detach()
-
-
-def _receive_file(connection: Connection) -> int:
-    """A descriptor on the file sent after the message just received (:func:`_send_file`)."""
-    channel = socket.socket(fileno=connection.fileno())
-    try:
-        _, descriptors, _, _ = socket.recv_fds(channel, 1, 1)
-    finally:
-        channel.detach()
-    if len(descriptors) != 1:
-        raise EOFError("the other end is gone")
-    return descriptors[0]
-
-
-def _detached(result: BlockResult) -> tuple[BlockResult, BytesLike]:
-    """The result without its output, and the output."""
-    output, result.output = result.output, b""
-    return result, output
-
-
 class _Pool:
     """Worker processes, each fed through a pipe of its own.
 
     Tasks are written to a worker's pipe ahead of time (it holds many), and a worker sends
     back one short line per task, in order, so neither side waits on the other. There is no
     thread here: a ProcessPoolExecutor feeds its workers from threads of this process, which
-    wait for the GIL while this process works on a chunk of its own, and the workers idle.
+    wait for the GIL while this process writes outputs, and the workers idle.
 
     A forked worker hands each result over in a slot of memory it shares with this process
     (SLOTS of them, used in turn): the output, then the rest of the result pickled. This
@@ -181,8 +72,8 @@ class _Pool:
     wait until the worker took them.
     """
 
-    DEPTH = 2  # chunks queued per worker before this process takes one itself
-    SLOTS = 2 * DEPTH  # results of a worker's handed over and not yet taken, at most
+    DEPTH = DEPTH
+    SLOTS = SLOTS
 
     def __init__(self, processes: int, settings: Settings, slot_size: int = 0) -> None:
         import mmap
@@ -294,6 +185,14 @@ class _Pool:
         self._collect(worker)
         return self._done[worker] >= number
 
+    def wait(self) -> None:
+        """Waits until some worker has sent a line, and takes what they have sent."""
+        from multiprocessing.connection import wait
+
+        wait(self._connections)
+        for worker in range(len(self._connections)):
+            self._collect(worker)
+
     def take(self, worker: int, number: int) -> tuple[BlockResult, BytesLike | _Part]:
         """The result of the worker's task ``number`` (waiting for it), and its output: a
         view of the slot, which stays the task's until the view is released, or the file
@@ -375,6 +274,41 @@ class _Pool:
             raise
         return runs
 
+    @property
+    def merges(self) -> bool:
+        """Whether a worker can merge part of the links' runs (:meth:`merge_upper`): where
+        files are handed over and the merge is compiled."""
+        from ldids.dumps import sorting
+
+        return self._keeps_links and sorting._compiled is not None
+
+    def merge_upper(self, runs: list[IO[bytes]], starts: list[int]) -> None:
+        """Has the first worker merge the runs from ``starts`` on (a :class:`_Merge`); the
+        file comes with :meth:`merged_upper`. Asked once every result is taken."""
+        connection = self._connections[0]
+        try:
+            connection.send((_Merge(starts), ""))
+            for run in runs:
+                _send_file(connection, run)
+        except OSError:
+            self._lost(0)
+
+    def merged_upper(self) -> tuple[BinaryIO, int]:
+        """The file the first worker merged the upper part into, and its lines (waiting)."""
+        connection = self._connections[0]
+        try:
+            reply = connection.recv()
+        except (EOFError, OSError):
+            self._lost(0)
+        if isinstance(reply, str):
+            raise RuntimeError(f"a worker process failed: {reply}")
+        if not (isinstance(reply, tuple) and reply[0] == "merged"):
+            raise RuntimeError(f"a worker process answered {reply!r} for its merge")
+        try:
+            return os.fdopen(_receive_file(connection), "rb"), reply[1]
+        except (EOFError, OSError):
+            self._lost(0)
+
     def _lost(self, worker: int) -> NoReturn:
         process = self._processes[worker]
         process.join(timeout=5)
@@ -415,166 +349,70 @@ class _Pool:
 _OPEN_ENDS: set[Connection] = set()
 
 
-# What a worker sends back for a task: (output length, rest length) when the result is in
-# the task's slot; where the output starts when it is in a file (sent after the reply, or
-# named by the task); or what went wrong.
-_Reply = tuple[int, int] | int
+# Links' runs of fewer bytes than this are merged by this process alone.
+_SPLIT_AT = 4 << 20
 
 
-class _SlotFullError(Exception):
-    """What a worker hands over does not fit its slot."""
+def _split_links(found: SortedUnique, pool: _Pool | None) -> tuple[bytes, list[IO[bytes]]] | None:
+    """Has a worker merge the upper half of the links' sorted runs (:meth:`_Pool.merge_upper`)
+    while this process merges and writes the lower half (:func:`_write_halves`): else the
+    merge and the write of every link (at 10M triples, 0.5 GB) is the end of the run, on
+    one core. The line that splits them and the runs, or None where this process merges
+    them all (few links, or a pool that cannot merge)."""
+    if pool is None or not pool.merges:
+        return None
+    runs = found.take_runs()
+    split = split_point(runs) if sum(os.fstat(run.fileno()).st_size for run in runs) >= _SPLIT_AT else None
+    if split is None:
+        found.adopt(runs)
+        return None
+    key, starts = split
+    pool.merge_upper(runs, starts)
+    return key, runs
 
 
-class _SlotWriter:
-    """The free part of a slot as a file for pickle.dump."""
+def _write_halves(
+    sink: IO[bytes], plain: IO[bytes] | None, halves: tuple[bytes, list[IO[bytes]]], pool: _Pool | None
+) -> int:
+    """Writes the lower half of the links' runs merged here, then the upper half the worker
+    merged (in the kernel where ``plain``, as :func:`_append_part`); their count."""
+    from ldids.dumps import sorting
 
-    def __init__(self, view: memoryview) -> None:
-        self.view = view
-        self.length = 0
-
-    def write(self, data: BytesLike) -> int:
-        end = self.length + len(data)
-        if end > len(self.view):
-            raise _SlotFullError
-        self.view[self.length : end] = data
-        self.length = end
-        return len(data)
-
-
-def _hand_over(result: BlockResult, part: str, slot: memoryview | None) -> tuple[_Reply, BinaryIO | None]:
-    """Puts a worker's result where the coordinator takes it (see :class:`_Pool`): the
-    reply, and the file to send after it, if any (the caller's to close)."""
-    result, output = _detached(result)
-    result.links.sort()  # here, on this core: the coordinator merges sorted pieces (SortedUnique)
+    assert pool is not None, "halves come from a pool"
+    assert sorting._compiled is not None, "halves come from a pool that merges"
+    key, runs = halves
+    count = 0
+    for data, lines in sorting._compiled.MergedRuns([run.fileno() for run in runs], stop=key):
+        sink.write(data)
+        count += lines
+    upper, lines = pool.merged_upper()
     try:
-        if slot is not None and len(output) <= len(slot):
-            slot[: len(output)] = output
-            with slot[len(output) :] as free:
-                rest = _SlotWriter(free)
-                try:
-                    pickle.dump(result, rest, protocol=pickle.HIGHEST_PROTOCOL)
-                    return (len(output), rest.length), None
-                except _SlotFullError:
-                    pass  # in a file, then
-        file = open(part, "w+b") if part else scratch_file()  # noqa: SIM115
-        try:
-            pickle.dump(result, file, protocol=pickle.HIGHEST_PROTOCOL)
-            start = file.tell()
-            file.write(output)
-            file.flush()
-        except BaseException:
-            file.close()
-            raise
-        if part:
-            file.close()
-            return start, None
-        return start, file
+        _append_part(_Part(upper, 0), sink, plain)
     finally:
-        _written(output)
+        upper.close()
+    return count + lines
 
 
-def _serve(
-    connection: Connection,
-    settings: Settings,
-    ours: tuple[Connection, ...] = (),
-    slots: mmap.mmap | None = None,
-    keep_links: bool = False,
-) -> None:
-    """A worker process: chunks from ``connection``, until it closes; each result handed
-    over (:func:`_hand_over`), then a line back (where it is, or what went wrong).
-    ``ours``: the coordinator's ends of the pipes, copied into this process by the fork,
-    closed here. ``slots``: the memory this worker shares with the coordinator.
-    ``keep_links``: the links of the results are kept here, and sent as sorted runs when
-    the coordinator asks (a task without a chunk; :meth:`_Pool.link_runs`)."""
-    _quiet_worker()
-    for end in ours:
-        end.close()
-    size = 0 if slots is None else len(slots) // _Pool.SLOTS
-    number = 0
-    reply: _Reply | str
-    file: BinaryIO | None
-    links = SortedUnique(run_size=_WORKER_RUN) if keep_links else None
-    while True:
+def _append_part(part: _Part, out: IO[bytes], plain: IO[bytes] | None) -> None:
+    """Append a result's output held in a file to the output: in the kernel (sendfile) if
+    the output is a plain file or a pipe (``plain``), else through a buffer. The coordinator
+    of a run on every core does this for the whole output, while its workers want all the
+    CPU there is."""
+    written = part.file
+    sent = part.start
+    if plain is not None:
         try:
-            chunk, part = connection.recv()
-            handed = _receive_file(connection) if chunk is not None and chunk.handed else None
-        except (EOFError, ConnectionError):  # closed, or reset with tasks unread: the run is over
+            plain.flush()
+            size = os.fstat(written.fileno()).st_size
+            while sent < size:
+                count = os.sendfile(plain.fileno(), written.fileno(), sent, size - sent)
+                if count == 0:
+                    raise OSError(f"sendfile stopped at byte {sent} of {size}")
+                sent += count
             return
-        if chunk is None:
-            if not _hand_over_links(connection, links):
-                return
-            continue
-        if handed is not None:
-            chunk = replace(chunk, path=f"/proc/self/fd/{handed}", handed=False)
-        start = number % _Pool.SLOTS * size
-        number += 1
-        try:
-            result = _run_chunk(chunk, settings)
-            if links is not None:
-                links.add_all(result.links)
-                result.links = []
-            if slots is None:
-                reply, file = _hand_over(result, part, None)
-            else:
-                with memoryview(slots) as whole, whole[start : start + size] as slot:
-                    reply, file = _hand_over(result, part, slot)
-        except Exception as error:  # reported to the coordinator, which stops the run
-            reply, file = f"{type(error).__name__}: {error}", None
-        finally:
-            if handed is not None:
-                os.close(handed)
-        try:
-            connection.send(reply)
-            if file is not None:
-                _send_file(connection, file)
-        except ConnectionError:  # the coordinator stopped the run (an error, a reader that left)
-            return
-        finally:
-            if file is not None:
-                file.close()
-
-
-# The lines of links a worker holds before it spills them as a sorted run: ~8 MB of them,
-# on top of what the worker holds anyway, for runs few enough to merge (at 10M triples of
-# real cardinality, ~5M links: some 100 runs).
-_WORKER_RUN = 50_000
-
-
-def _hand_over_links(connection: Connection, links: SortedUnique | None) -> bool:
-    """Sends the coordinator the links this worker kept, as sorted runs (after a line that
-    says how many, or what went wrong); False if the coordinator is gone."""
-    runs = []
-    try:
-        try:
-            if links is None:
-                raise RuntimeError("this worker keeps no links")
-            runs = links.take_runs()
-            for run in runs:
-                run.flush()
-            reply: tuple[str, int] | str = ("runs", len(runs))
-        except Exception as error:  # reported to the coordinator, which stops the run
-            reply, runs = f"{type(error).__name__}: {error}", []
-        connection.send(reply)
-        for run in runs:
-            _send_file(connection, run)
-    except ConnectionError:
-        return False
-    finally:
-        for run in runs:
-            run.close()
-    return True
-
-
-_STOPS = {signal.SIGINT, signal.SIGTERM}
-_CAN_HOLD = hasattr(signal, "pthread_sigmask")  # not on Windows
-
-
-def _quiet_worker() -> None:
-    """Ctrl-C reaches every process of the group: the coordinator handles it (it stops
-    the pool and removes what the run wrote), so a worker ignores it rather than print a
-    traceback of its own; a worker that is terminated just ends. The signals held back
-    while the worker started are let through now."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if _CAN_HOLD:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+        except (OSError, io.UnsupportedOperation):
+            # What was not sent goes through the buffer (what was would be written twice):
+            # where sendfile cannot write, and to report an error writing the output by name.
+            pass
+    written.seek(sent)
+    shutil.copyfileobj(written, out, 1 << 20)

@@ -1,17 +1,17 @@
 """Running the stream over files, every core and the terminal (I/O, outside the core).
 
 With one worker this process reads blocks of whole lines and processes them in turn. With
-more, ``workers - 1`` worker processes (forked, fed through pipes) and this process share
-the chunks: a chunk is a byte range of a plain file (the lines that start in it) or, from
-standard input or a compressed file, a block this process read. A worker hands a chunk's
-output and the rest of its result back in memory it shares with this process (in files
-without a name when that cannot be); this process takes a chunk itself whenever each
-worker has two queued, and otherwise coordinates. Results are taken in input order and their outputs
-written, with a bounded number of chunks in flight, so memory and the temporary disk
-space stay bounded whatever the input size. Line numbers come back local to their chunk
+more, ``workers`` worker processes (forked, fed through pipes) take the chunks and this
+process coordinates: a chunk is a byte range of a plain file (the lines that start in it)
+or, from standard input or a compressed file, a block this process read. A worker hands a
+chunk's output and the rest of its result back in memory it shares with this process (in
+files without a name when that cannot be). Results are taken in input order and their
+outputs written, with a bounded number of chunks in flight, so memory and the temporary
+disk space stay bounded whatever the input size. Line numbers come back local to their chunk
 and are made absolute here. Each process writes its blocks' outputs into buffers it
 keeps, and the output file is written out to disk as it grows (:class:`_WriteBehind`).
-The worker processes, and what any process does with a chunk, are in :mod:`ldids.dumps.pool`.
+The worker processes are in :mod:`ldids.dumps.pool`, what any process does with a chunk in
+:mod:`ldids.dumps.serve`.
 
 Links and crosswalk rows are de-duplicated across blocks in bounded memory and written at
 the end (links after the statements when they go into the output). Every output is
@@ -25,7 +25,6 @@ import csv
 import io
 import itertools
 import os
-import shutil
 import stat
 import sys
 import time
@@ -37,7 +36,8 @@ from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from ldids.dumps.blocks import Readable, blocks
 from ldids.dumps.parse_beside import Beside
-from ldids.dumps.pool import _BUFFERS, _Chunk, _detached, _output_buffer, _Part, _Pool, _run_chunk, _written
+from ldids.dumps.pool import _append_part, _Part, _Pool, _split_links, _write_halves
+from ldids.dumps.serve import _BUFFERS, _Chunk, _detached, _output_buffer, _written
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import (
     BadLine,
@@ -188,13 +188,13 @@ def _chunks(path: str, source: Readable, size: int | None, seekable: bool, block
         for start in range(0, size, block_size):
             yield _Chunk(path, start, min(start + block_size, size))
         return
-    for data, _ in blocks(source, block_size):
+    for data, _ in blocks(source, block_size, numbered=False):  # numbered by their results
         yield _Chunk(path, data=data)
 
 
-# A chunk in flight: done here (its result), or queued with a worker (worker, number);
-# where in the file it ends.
-_Task = tuple["BlockResult | tuple[int, int]", "int | None"]
+# A chunk in flight: the worker it is queued with and its number there; where in the file
+# it ends.
+_Task = tuple[tuple[int, int], "int | None"]
 
 
 def _results(
@@ -211,34 +211,36 @@ def _results(
     local to the block. The output is the caller's to write, and to hand to
     :func:`_written` (or close), before the next result comes."""
     if pool is None:
-        for data, _ in blocks(source, block_size):
+        for data, _ in blocks(source, block_size, numbered=False):  # numbered by their results
             yield *_detached(process_block(data, 1, settings, into=_output_buffer())), None
         return
     seekable = path != "-" and compression_of(path) is None and os.path.isfile(path)
     window: deque[_Task] = deque()
     for chunk in _chunks(path, source, size, seekable, block_size):
         end = chunk.stop if chunk.data is None else None
-        worker = pool.free_worker()
-        if worker is not None:
-            window.append(((worker, pool.submit(worker, chunk)), end))
-        else:  # every worker has enough to do: this process takes the chunk
-            window.append((_run_chunk(chunk, settings), end))
+        # Every chunk goes to a worker; while each has enough to do, this process writes the
+        # results that are done. It takes no chunk itself: with every output to write (at
+        # 10M triples, 1.6 GB: seconds of the kernel's time, more when the disk holds writes
+        # back), it would keep its chunk's lines waiting and its workers idle; as a process
+        # of its own beside them, the kernel shares the cores out.
+        while (worker := pool.free_worker()) is None:
+            # The oldest result if it is done, else whichever comes first: a worker whose
+            # chunks are done gets the next one then, rather than wait for the oldest.
+            if pool.is_done(*window[0][0]):
+                yield _take(pool, window)
+            else:
+                pool.wait()
+        window.append(((worker, pool.submit(worker, chunk)), end))
         # Results wait here for the oldest to finish: a bounded number of them.
-        while window and (len(window) > 4 * workers or _finished(pool, window[0][0])):
+        while window and (len(window) > 4 * workers or pool.is_done(*window[0][0])):
             yield _take(pool, window)
     while window:
         yield _take(pool, window)
 
 
-def _finished(pool: _Pool, task: BlockResult | tuple[int, int]) -> bool:
-    return isinstance(task, BlockResult) or pool.is_done(*task)
-
-
 def _take(pool: _Pool, window: deque[_Task]) -> tuple[BlockResult, BytesLike | _Part, int | None]:
     """The oldest result of the window (waiting for it if it is still being worked on)."""
     task, end = window.popleft()
-    if isinstance(task, BlockResult):
-        return *_detached(task), end
     result, output = pool.take(*task)
     return result, output, end
 
@@ -348,7 +350,7 @@ def normalize_dump(
             )
             # A slot holds a block's output (a block grows by a few percent, more when most
             # of it is rewritten) and the rest of its result; what does not fit goes by file.
-            pool = _Pool(workers - 1, settings, slot_size=2 * block_size + (1 << 20))
+            pool = _Pool(workers, settings, slot_size=2 * block_size + (1 << 20))
             stack.callback(pool.close)
         out = stack.enter_context(atomic_output(output))  # compressed as its name says
         plain = out if compression_of(output) is None else None
@@ -416,6 +418,12 @@ def normalize_dump(
                     )
         if pool is not None and (links is not None or crosswalk is not None):
             found_links.adopt(pool.link_runs())  # the links of the chunks the workers took
+        halves = None
+        if pool is not None and links is not None and crosswalk is None and not present and validation is None:
+            halves = _split_links(found_links, pool)
+            if halves is not None:
+                for run in halves[1]:
+                    stack.callback(run.close)
         # A link already in the data is not written again: a second run changes nothing.
         new_links: Iterator[str] | SortedUnique = difference(found_links, present) if present else found_links
         if crosswalk is not None:
@@ -423,12 +431,18 @@ def normalize_dump(
             if links is None:
                 deque(new_links, maxlen=0)  # rows for the links, none written
         if links == "inline":
-            summary.links = _write_lines(out, new_links, _checking(validation, shown, summary.lines_out))
+            if halves is not None:
+                summary.links = _write_halves(out, plain, halves, pool)
+            else:
+                summary.links = _write_lines(out, new_links, _checking(validation, shown, summary.lines_out))
         elif links is not None:
             # Renamed into place with the output (and the crosswalk) when the stack closes:
             # an error until then leaves none of them.
             sink = stack.enter_context(atomic_output(links))
-            summary.links = _write_lines(sink, new_links, _checking(validation, links, 0))
+            if halves is not None:
+                summary.links = _write_halves(sink, sink if compression_of(links) is None else None, halves, pool)
+            else:
+                summary.links = _write_lines(sink, new_links, _checking(validation, links, 0))
         if crosswalk is not None:
             from ldids.passes.graph import Crosswalk
 
@@ -440,31 +454,6 @@ def normalize_dump(
     summary.seconds = time.monotonic() - started
     meter.update(summary.lines_in, 0, None, final=True)
     return summary
-
-
-def _append_part(part: _Part, out: IO[bytes], plain: IO[bytes] | None) -> None:
-    """Append a result's output held in a file to the output: in the kernel (sendfile) if
-    the output is a plain file or a pipe (``plain``), else through a buffer. The coordinator
-    of a run on every core does this for the whole output, while its workers want all the
-    CPU there is."""
-    written = part.file
-    sent = part.start
-    if plain is not None:
-        try:
-            plain.flush()
-            size = os.fstat(written.fileno()).st_size
-            while sent < size:
-                count = os.sendfile(plain.fileno(), written.fileno(), sent, size - sent)
-                if count == 0:
-                    raise OSError(f"sendfile stopped at byte {sent} of {size}")
-                sent += count
-            return
-        except (OSError, io.UnsupportedOperation):
-            # What was not sent goes through the buffer (what was would be written twice):
-            # where sendfile cannot write, and to report an error writing the output by name.
-            pass
-    written.seek(sent)
-    shutil.copyfileobj(written, out, 1 << 20)
 
 
 def _write_lines(

@@ -16,7 +16,7 @@ from typing import IO
 
 from ldids.rdf.files import scratch_file
 
-__all__ = ["SortedUnique", "difference"]
+__all__ = ["SortedUnique", "difference", "split_point"]
 
 # The joins and the merge of the runs, compiled (ldids/dumps/_scan.c: joined_unique,
 # MergedRuns), where the extension was built; the Python below is their reference
@@ -134,6 +134,90 @@ class SortedUnique:
                     yield b"\n".join(batch) + b"\n", len(batch)
         finally:
             self.close()
+
+
+def split_point(runs: list[IO[bytes]], samples: int = 16) -> tuple[bytes, list[int]] | None:
+    """A line that cuts the lines of sorted runs (files, each line ended by LF, each once)
+    about in half by bytes, and where each run's lines from it on start: the lower half is
+    merged with ``MergedRuns(fds, stop=line)``, the upper with ``MergedRuns(fds,
+    starts=offsets)``, each in a process of its own, and a line in several runs falls in
+    one half. None if the runs hold no two distinct lines (each run's last line is among
+    the samples, and its first)."""
+    weighted: list[tuple[bytes, int]] = []
+    for run in runs:
+        size = os.fstat(run.fileno()).st_size
+        if size == 0:
+            continue
+        for index in range(samples):
+            line = _line_at(run.fileno(), size * index // samples, size)[1]
+            if line is not None:
+                weighted.append((line, size // samples + 1))
+        weighted.append((_last_line(run.fileno(), size), 1))
+    if not weighted:
+        return None
+    weighted.sort()
+    half, seen, key = sum(weight for _, weight in weighted) // 2, 0, weighted[-1][0]
+    for line, weight in weighted:
+        seen += weight
+        if seen >= half:
+            key = line
+            break
+    if key == weighted[0][0]:  # nothing below it: the lower half would be empty
+        key = next((line for line, _ in weighted if line > key), b"")
+        if not key:
+            return None
+    return key, [_first_at_least(run.fileno(), key) for run in runs]
+
+
+def _line_at(fd: int, position: int, size: int) -> tuple[int, bytes | None]:
+    """The first line of a file that starts at ``position`` or after it: where it starts, and
+    the line without its LF (None: the file ends first)."""
+    start = position
+    if position > 0:  # the line that holds the byte before position ends first
+        while True:
+            data = os.pread(fd, 4096, start - 1)
+            if not data:
+                return size, None
+            cut = data.find(b"\n")
+            if cut >= 0:
+                start += cut
+                break
+            start += len(data)
+    line = b""
+    while start + len(line) < size:
+        data = os.pread(fd, 4096, start + len(line))
+        cut = data.find(b"\n")
+        if cut >= 0:
+            return start, line + data[:cut]
+        line += data
+    return size, None
+
+
+def _last_line(fd: int, size: int) -> bytes:
+    """The last line of a file of lines each ended by LF (``size`` > 0), without its LF."""
+    start = size - 1
+    while start > 0:
+        read = min(4096, start)
+        cut = os.pread(fd, read, start - read).rfind(b"\n")
+        if cut >= 0:
+            start += cut + 1 - read
+            break
+        start -= read
+    return os.pread(fd, size - 1 - start, start)
+
+
+def _first_at_least(fd: int, key: bytes) -> int:
+    """Where the first line not below ``key`` starts in a file of sorted lines (its size if none)."""
+    size = os.fstat(fd).st_size
+    low, high = 0, size  # the answer is the start of the first line at a position in [low, high]
+    while low < high:
+        middle = (low + high) // 2
+        start, line = _line_at(fd, middle, size)
+        if line is None or line >= key:
+            high = middle
+        else:
+            low = start + len(line) + 1
+    return _line_at(fd, low, size)[0]
 
 
 def _encoded(lines: list[str]) -> bytes:

@@ -1,0 +1,133 @@
+"""The links' sorted runs merged in two halves, one by a worker (ldids.dumps.pool._split_links):
+the halves put together are the one merge, and a run writes what one process writes."""
+
+from __future__ import annotations
+
+import gzip
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+from hypothesis import given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
+
+from ldids.dumps import pool, sorting
+from ldids.dumps.run import normalize_dump
+from ldids.dumps.sorting import split_point
+from ldids.dumps.stream import Settings
+from ldids.passes.config import Config
+
+compiled = sorting._compiled
+pytestmark = pytest.mark.skipif(compiled is None, reason="the halves are merged by the compiled MergedRuns")
+
+# Lines as link lines are: ASCII mostly, some UTF-8, some the start of another.
+_LINES = st.lists(
+    st.text(alphabet=st.sampled_from("ab<>:/ é\u00ff\u4e00"), min_size=0, max_size=8).map(
+        lambda text: text.encode("utf-8")
+    ),
+    max_size=40,
+)
+
+
+def _runs(contents: list[list[bytes]]) -> list[IO[bytes]]:
+    runs: list[IO[bytes]] = []
+    for lines in contents:
+        run = tempfile.TemporaryFile()  # noqa: SIM115 (the caller closes them)
+        run.write(b"".join(line + b"\n" for line in sorted(set(lines))))
+        run.flush()
+        runs.append(run)
+    return runs
+
+
+def _merged(runs: list[IO[bytes]], **how: Any) -> bytes:
+    assert compiled is not None
+    return b"".join(data for data, _ in compiled.MergedRuns([run.fileno() for run in runs], **how))
+
+
+@given(st.lists(_LINES, min_size=1, max_size=6), st.integers(min_value=1, max_value=20))
+@examples(max_examples=300, deadline=None)
+def test_the_halves_are_the_merge(contents: list[list[bytes]], samples: int) -> None:
+    runs = _runs(contents)
+    try:
+        distinct = sorted({line for lines in contents for line in lines})
+        whole = b"".join(line + b"\n" for line in distinct)
+        assert _merged(runs) == whole
+        split = split_point(runs, samples)
+        if split is None:
+            assert len(distinct) < 2
+            return
+        key, starts = split
+        lower, upper = _merged(runs, stop=key), _merged(runs, starts=starts)
+        assert lower + upper == whole
+        assert lower
+        assert upper.startswith(key + b"\n")
+    finally:
+        for run in runs:
+            run.close()
+
+
+def test_merged_runs_refuses_what_is_no_part() -> None:
+    assert compiled is not None
+    runs = _runs([[b"a", b"b"]])
+    try:
+        descriptors = [runs[0].fileno()]
+        with pytest.raises(ValueError, match="one for each file"):
+            compiled.MergedRuns(descriptors, starts=[0, 0])
+        with pytest.raises(ValueError, match="not negative"):
+            compiled.MergedRuns(descriptors, starts=[-1])
+        with pytest.raises(TypeError, match="stop: bytes"):
+            compiled.MergedRuns(descriptors, stop="b")
+        assert list(compiled.MergedRuns(descriptors, starts=[2])) == [(b"b\n", 1)]
+        assert list(compiled.MergedRuns(descriptors, starts=[4])) == []
+        assert list(compiled.MergedRuns(descriptors, stop=b"a")) == []
+        assert list(compiled.MergedRuns(descriptors, stop=b"b")) == [(b"a\n", 1)]
+    finally:
+        runs[0].close()
+
+
+def _dump(path: Path, records: int) -> Path:
+    with path.open("w") as out:
+        for i in range(records):
+            out.write(f'<info:fedora/demo%3a{i}> <http://purl.org/dc/elements/1.1/title> "{i}" .\n')
+            out.write(f"<http://example.org/{i}> <http://example.org/p> <http://hdl.handle.net/1765/{i}> .\n")
+            out.write(f"<INFO:FEDORA/demo:{i % 50}> <http://example.org/p> <oai:arXiv.org:{i % 70}> .\n")
+    return path
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="forked workers that hand files over (Linux)")
+@pytest.mark.parametrize("links", ["inline", "links.nt", "links.nt.gz"])
+def test_a_run_with_its_links_merged_in_halves_writes_what_one_process_writes(
+    links: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _dump(tmp_path / "dump.nt", 3000)
+
+    def run(workers: int) -> tuple[bytes, bytes]:
+        out = tmp_path / f"out{workers}.nt"
+        where = "inline" if links == "inline" else str(tmp_path / f"{workers}-{links}")
+        summary = normalize_dump(
+            [str(source)], str(out), Settings(Config()), workers=workers, links=where, block_size=4096
+        )
+        written = b"" if links == "inline" else Path(where).read_bytes()
+        if links.endswith(".gz"):
+            written = gzip.decompress(written)
+        assert summary.links == (out.read_bytes() + written).count(b"owl#sameAs")
+        return out.read_bytes(), written
+
+    alone = run(1)
+    assert alone[0].count(b"owl#sameAs") + alone[1].count(b"owl#sameAs") > 3000
+    monkeypatch.setattr(pool, "_SPLIT_AT", 0)
+    halves: list[int] = []
+    merged_upper = pool._Pool.merged_upper
+
+    def counted(self: pool._Pool) -> Any:
+        upper = merged_upper(self)
+        halves.append(upper[1])
+        return upper
+
+    monkeypatch.setattr(pool._Pool, "merged_upper", counted)
+    for workers in (2, 3):
+        assert run(workers) == alone
+    assert len(halves) == 2
+    assert all(lines > 0 for lines in halves)
