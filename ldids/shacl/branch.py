@@ -140,6 +140,12 @@ class Branch:
             or (isinstance(want, str) and (want in self.used or names.count(want) > 1))
         )
 
+    def focus_position(self, focus: str = "this") -> int | None:
+        """The position of the term that is the focus node, when the pattern binds it (a BIND
+        may not bind a variable the pattern binds: SPARQL 1.1 §18.2.1)."""
+        found = [index for index, want in enumerate(self.pattern) if isinstance(want, str) and want == focus]
+        return found[0] if found else None
+
     def predicate(self) -> Term | None:
         return None if isinstance(self.pattern[1], str) else self.pattern[1]
 
