@@ -99,3 +99,18 @@ def test_constructs(pattern: str, texts: list[str]) -> None:
 def test_what_has_no_automaton_says_so(pattern: str) -> None:
     with pytest.raises(UnsupportedError):
         search(re.compile(pattern))
+
+
+@pytest.mark.parametrize("regex", SHAPES, ids=lambda regex: regex.pattern[:40])
+def test_packed_tables_are_the_automaton(regex: re.Pattern[str]) -> None:
+    """The table select_lines reads, per state and class of symbols, gives every state's next
+    state on every symbol as the whole table does; the flags say accepting and absorbing."""
+    automaton = search(regex)
+    classes, table, flags = (memoryview(part) for part in automaton.packed())
+    of, nexts = classes.cast("H"), table.cast("I")
+    width = len(nexts) // len(flags)
+    assert width == max(of) + 1 < 257
+    for state in range(len(flags)):
+        row = [automaton.table[state * 257 + symbol] for symbol in range(257)]
+        assert [nexts[state * width + of[symbol]] for symbol in range(257)] == row
+        assert flags[state] == automaton.accepting[state] | 2 * (set(row) == {state})

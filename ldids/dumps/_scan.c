@@ -3052,20 +3052,28 @@ static int escaped(const unsigned char *s, Py_ssize_t length, int any_escape) {
     return 0;
 }
 
-/* Is the automaton whole: (257 next states per state, a flag byte per state), each next
- * state a state? */
+/* Is the automaton whole: (the class of each of the 257 symbols, 16-bit; the next state per
+ * state and class, 32-bit; a flag byte per state), each class and next state in range? */
 static int automaton_valid(PyObject *automaton) {
-    if (!PyTuple_Check(automaton) || PyTuple_GET_SIZE(automaton) != 2) {
+    if (!PyTuple_Check(automaton) || PyTuple_GET_SIZE(automaton) != 3) {
         return 0;
     }
-    PyObject *table = PyTuple_GET_ITEM(automaton, 0), *flags = PyTuple_GET_ITEM(automaton, 1);
-    if (!PyBytes_Check(table) || !PyBytes_Check(flags) || PyBytes_GET_SIZE(flags) < 1 ||
-        PyBytes_GET_SIZE(table) != PyBytes_GET_SIZE(flags) * 257 * (Py_ssize_t)sizeof(uint32_t)) {
+    PyObject *classes = PyTuple_GET_ITEM(automaton, 0), *table = PyTuple_GET_ITEM(automaton, 1);
+    PyObject *flags = PyTuple_GET_ITEM(automaton, 2);
+    if (!PyBytes_Check(classes) || !PyBytes_Check(table) || !PyBytes_Check(flags) || PyBytes_GET_SIZE(flags) < 1 ||
+        PyBytes_GET_SIZE(classes) != 257 * (Py_ssize_t)sizeof(uint16_t)) {
+        return 0;
+    }
+    const uint16_t *class_of = (const uint16_t *)PyBytes_AS_STRING(classes);
+    Py_ssize_t count = 0, states = PyBytes_GET_SIZE(flags);
+    for (int symbol = 0; symbol < 257; symbol++) {
+        count = class_of[symbol] >= count ? class_of[symbol] + 1 : count;
+    }
+    if (PyBytes_GET_SIZE(table) != states * count * (Py_ssize_t)sizeof(uint32_t)) {
         return 0;
     }
     const uint32_t *next = (const uint32_t *)PyBytes_AS_STRING(table);
-    Py_ssize_t states = PyBytes_GET_SIZE(flags);
-    for (Py_ssize_t i = 0; i < states * 257; i++) {
+    for (Py_ssize_t i = 0; i < states * count; i++) {
         if (next[i] >= (uint32_t)states) {
             return 0;
         }
@@ -3074,8 +3082,9 @@ static int automaton_valid(PyObject *automaton) {
 }
 
 /* Are a group's rules as automata well made (Group.automata)? The one position they read
- * (gates and focus nodes), or -1 if several; -2 if they are not well made. */
-static int automata_init(PyObject *rules) {
+ * (gates and focus nodes), or -1 if several; -2 if they are not well made. The tables are
+ * looked through only if ``tables`` (once per probes: select_lines keeps the last ones). */
+static int automata_init(PyObject *rules, int tables) {
     int reads = -3;
     for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
         PyObject *rule = PyTuple_GET_ITEM(rules, r);
@@ -3087,7 +3096,7 @@ static int automata_init(PyObject *rules) {
         long gate = PyLong_AsLong(PyTuple_GET_ITEM(rule, 1)), focus = PyLong_AsLong(PyTuple_GET_ITEM(rule, 3));
         PyObject *gate_automaton = PyTuple_GET_ITEM(rule, 2);
         if (gate < -1 || gate > 2 || focus < 0 || focus > 2 || (gate < 0) != (gate_automaton == Py_None) ||
-            (gate_automaton != Py_None && !automaton_valid(gate_automaton))) {
+            (gate_automaton != Py_None && tables && !automaton_valid(gate_automaton))) {
             goto bad;
         }
         long positions[2] = {gate, focus};
@@ -3103,7 +3112,7 @@ static int automata_init(PyObject *rules) {
                 !PyLong_Check(PyTuple_GET_ITEM(way, 1))) {
                 goto bad;
             }
-            for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(way); k++) {
+            for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(way) && tables; k++) {
                 if (!automaton_valid(PyTuple_GET_ITEM(way, k))) {
                     goto bad;
                 }
@@ -3117,7 +3126,8 @@ static int automata_init(PyObject *rules) {
 bad:
     if (!PyErr_Occurred()) {
         PyErr_SetString(PyExc_ValueError, "automata are rules of (test, gate position, gate automaton or None, focus "
-                                          "position, ways of (least, greatest, automata...))");
+                                          "position, ways of (least, greatest, automata...)), an automaton (classes, "
+                                          "table, flags)");
     }
     return -2;
 }
@@ -3125,16 +3135,18 @@ bad:
 /* Does the automaton accept the text? Bit 1 of a state's flags: it accepts; bit 2: every
  * symbol leads back to it, so the answer is known. */
 static int automaton_accepts(PyObject *automaton, const unsigned char *text, Py_ssize_t length) {
-    const uint32_t *next = (const uint32_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 0));
-    const unsigned char *flags = (const unsigned char *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 1));
+    const uint16_t *class_of = (const uint16_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 0));
+    const uint32_t *next = (const uint32_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 1));
+    const unsigned char *flags = (const unsigned char *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 2));
+    size_t classes = (size_t)(PyBytes_GET_SIZE(PyTuple_GET_ITEM(automaton, 1)) / PyBytes_GET_SIZE(PyTuple_GET_ITEM(automaton, 2))) / sizeof(uint32_t);
     uint32_t state = 0;
     for (Py_ssize_t i = 0; i < length; i++) {
         if (flags[state] & 2) {
             return flags[state] & 1;
         }
-        state = next[(size_t)state * 257 + text[i]];
+        state = next[(size_t)state * classes + class_of[text[i]]];
     }
-    return flags[next[(size_t)state * 257 + 256]] & 1;
+    return flags[next[(size_t)state * classes + class_of[256]]] & 1;
 }
 
 /* The text of a term of the line: an IRI's, or a literal's lexical form, which a term with no
@@ -3282,7 +3294,12 @@ static int group_clean(Group *group, const unsigned char *line, const Terms *ter
     return automata_clean(group->probe, line, terms, class);
 }
 
+/* The probes whose automata were last looked through (a strong reference): a run passes the
+ * same ones with each block. */
+static PyObject *checked_probes = NULL;
+
 static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) {
+    int tables = probes != checked_probes;
     if (probes != Py_None && (!PyTuple_Check(probes) || PyTuple_GET_SIZE(probes) != PyTuple_GET_SIZE(descriptions))) {
         PyErr_SetString(PyExc_ValueError, "probes is None or a tuple of one callable or None per group");
         return -1;
@@ -3299,7 +3316,7 @@ static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) 
         group->reads = -1;
         group->clean_term = NULL;
         if (group->automata) {
-            group->reads = automata_init(group->probe);
+            group->reads = automata_init(group->probe, tables);
             if (group->reads < -1) {
                 return -1;
             }
@@ -3331,6 +3348,10 @@ static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) 
             return -1;
         }
         needles_init(&group->needles);
+    }
+    if (tables) {
+        Py_INCREF(probes);
+        Py_XSETREF(checked_probes, probes);
     }
     return 0;
 }

@@ -90,7 +90,8 @@ _RuleEntry = tuple["Term | None", tuple[int, ...], Rule, "tuple[int, str] | None
 #: and its patterns; or what the group gives by the kinds of the terms (_signature).
 #: A group's rules as select_lines runs them (_Group.packed).
 Packed = tuple[
-    tuple[int, int, "tuple[bytes, bytes] | None", int, tuple[tuple[int | tuple[bytes, bytes], ...], ...]], ...
+    tuple[int, int, "tuple[bytes, bytes, bytes] | None", int, tuple[tuple[int | tuple[bytes, bytes, bytes], ...], ...]],
+    ...,
 ]
 Probe = Callable[[str], object] | Packed | bytes
 
@@ -199,7 +200,15 @@ class _Group:
         automata...)), the automata packed (:mod:`ldids.shacl.dfa`). None if a rule is not a
         target's, or its checks or regular expressions have no such form."""
         indexes = list(tests) or [-1] * len(self.rules)
-        rules: list[tuple[int, int, tuple[bytes, bytes] | None, int, tuple[tuple[int | tuple[bytes, bytes], ...], ...]]]
+        rules: list[
+            tuple[
+                int,
+                int,
+                tuple[bytes, bytes, bytes] | None,
+                int,
+                tuple[tuple[int | tuple[bytes, bytes, bytes], ...], ...],
+            ]
+        ]
         rules = []
         for (rule, gate, _), index in zip(self.rules, indexes, strict=True):
             if not isinstance(rule, _TargetRule):
@@ -211,7 +220,7 @@ class _Group:
             try:
                 # A gate Python's re cannot take is always false (_gate): none is the safe side.
                 gate_automaton = None if gate is None else search(to_python(gate[1])).packed()
-                alternatives: list[tuple[int | tuple[bytes, bytes], ...]] = [
+                alternatives: list[tuple[int | tuple[bytes, bytes, bytes], ...]] = [
                     (least, most, *(search(regex).packed() for regex in regexes)) for least, most, regexes in ways
                 ]
             except (UnsupportedError, UntranslatableError):
