@@ -3427,9 +3427,9 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
         } else {
             statements++;
             selected = escaped(line, body, any_escape);
-            if (!selected && !every && !is_candidate(&line_needles, line, body)) {
-                continue;
-            }
+            /* No look for the line's needles here: each group looks for its own in the term at
+             * its gate, or compares its predicate, and a line that holds none of them gives no
+             * group a key; the line's look would only go over the terms once more. */
             if (!selected) {
                 mask = 0;
             }
