@@ -3052,29 +3052,31 @@ static int escaped(const unsigned char *s, Py_ssize_t length, int any_escape) {
     return 0;
 }
 
-/* Is the automaton whole: (the class of each of the 257 symbols, 16-bit; the next state per
- * state and class, 32-bit; a flag byte per state), each class and next state in range? */
+/* Is the automaton whole: (the class of each of the 257 symbols, 16-bit; the rows of its
+ * states, 32-bit: per class the offset of the next state's row, then the state's flags),
+ * each class, offset and flag in range? */
 static int automaton_valid(PyObject *automaton) {
-    if (!PyTuple_Check(automaton) || PyTuple_GET_SIZE(automaton) != 3) {
+    if (!PyTuple_Check(automaton) || PyTuple_GET_SIZE(automaton) != 2) {
         return 0;
     }
     PyObject *classes = PyTuple_GET_ITEM(automaton, 0), *table = PyTuple_GET_ITEM(automaton, 1);
-    PyObject *flags = PyTuple_GET_ITEM(automaton, 2);
-    if (!PyBytes_Check(classes) || !PyBytes_Check(table) || !PyBytes_Check(flags) || PyBytes_GET_SIZE(flags) < 1 ||
-        PyBytes_GET_SIZE(classes) != 257 * (Py_ssize_t)sizeof(uint16_t)) {
+    if (!PyBytes_Check(classes) || !PyBytes_Check(table) || PyBytes_GET_SIZE(classes) != 257 * (Py_ssize_t)sizeof(uint16_t)) {
         return 0;
     }
     const uint16_t *class_of = (const uint16_t *)PyBytes_AS_STRING(classes);
-    Py_ssize_t count = 0, states = PyBytes_GET_SIZE(flags);
-    for (int symbol = 0; symbol < 257; symbol++) {
-        count = class_of[symbol] >= count ? class_of[symbol] + 1 : count;
+    Py_ssize_t width = class_of[256] + 2, size = PyBytes_GET_SIZE(table) / (Py_ssize_t)sizeof(uint32_t);
+    for (int symbol = 0; symbol < 256; symbol++) {
+        if (class_of[symbol] >= class_of[256]) {
+            return 0; /* the end marker's class is the last */
+        }
     }
-    if (PyBytes_GET_SIZE(table) != states * count * (Py_ssize_t)sizeof(uint32_t)) {
+    if (size < width || size % width != 0 || PyBytes_GET_SIZE(table) % (Py_ssize_t)sizeof(uint32_t) != 0 ||
+        size > (Py_ssize_t)UINT32_MAX) {
         return 0;
     }
-    const uint32_t *next = (const uint32_t *)PyBytes_AS_STRING(table);
-    for (Py_ssize_t i = 0; i < states * count; i++) {
-        if (next[i] >= (uint32_t)states) {
+    const uint32_t *rows = (const uint32_t *)PyBytes_AS_STRING(table);
+    for (Py_ssize_t i = 0; i < size; i++) {
+        if (i % width == width - 1 ? rows[i] > 3 : (rows[i] % width != 0 || rows[i] >= size)) {
             return 0;
         }
     }
@@ -3136,17 +3138,16 @@ bad:
  * symbol leads back to it, so the answer is known. */
 static int automaton_accepts(PyObject *automaton, const unsigned char *text, Py_ssize_t length) {
     const uint16_t *class_of = (const uint16_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 0));
-    const uint32_t *next = (const uint32_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 1));
-    const unsigned char *flags = (const unsigned char *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 2));
-    size_t classes = (size_t)(PyBytes_GET_SIZE(PyTuple_GET_ITEM(automaton, 1)) / PyBytes_GET_SIZE(PyTuple_GET_ITEM(automaton, 2))) / sizeof(uint32_t);
-    uint32_t state = 0;
+    const uint32_t *rows = (const uint32_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 1));
+    size_t flags = (size_t)class_of[256] + 1; /* the end marker's class is the last; then the flags */
+    uint32_t row = 0;
     for (Py_ssize_t i = 0; i < length; i++) {
-        if (flags[state] & 2) {
-            return flags[state] & 1;
+        if (rows[row + flags] & 2) {
+            return rows[row + flags] & 1;
         }
-        state = next[(size_t)state * classes + class_of[text[i]]];
+        row = rows[row + class_of[text[i]]];
     }
-    return flags[next[(size_t)state * classes + class_of[256]]] & 1;
+    return rows[rows[row + class_of[256]] + flags] & 1;
 }
 
 /* The text of a term of the line: an IRI's, or a literal's lexical form, which a term with no

@@ -90,7 +90,7 @@ _RuleEntry = tuple["Term | None", tuple[int, ...], Rule, "tuple[int, str] | None
 #: and its patterns; or what the group gives by the kinds of the terms (_signature).
 #: A group's rules as select_lines runs them (_Group.packed).
 Packed = tuple[
-    tuple[int, int, "tuple[bytes, bytes, bytes] | None", int, tuple[tuple[int | tuple[bytes, bytes, bytes], ...], ...]],
+    tuple[int, int, "tuple[bytes, bytes] | None", int, tuple[tuple[int | tuple[bytes, bytes], ...], ...]],
     ...,
 ]
 Probe = Callable[[str], object] | Packed | bytes
@@ -204,9 +204,9 @@ class _Group:
             tuple[
                 int,
                 int,
-                tuple[bytes, bytes, bytes] | None,
+                tuple[bytes, bytes] | None,
                 int,
-                tuple[tuple[int | tuple[bytes, bytes, bytes], ...], ...],
+                tuple[tuple[int | tuple[bytes, bytes], ...], ...],
             ]
         ]
         rules = []
@@ -220,7 +220,7 @@ class _Group:
             try:
                 # A gate Python's re cannot take is always false (_gate): none is the safe side.
                 gate_automaton = None if gate is None else search(to_python(gate[1])).packed()
-                alternatives: list[tuple[int | tuple[bytes, bytes, bytes], ...]] = [
+                alternatives: list[tuple[int | tuple[bytes, bytes], ...]] = [
                     (least, most, *(search(regex).packed() for regex in regexes)) for least, most, regexes in ways
                 ]
             except (UnsupportedError, UntranslatableError):
