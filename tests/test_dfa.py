@@ -99,3 +99,20 @@ def test_constructs(pattern: str, texts: list[str]) -> None:
 def test_what_has_no_automaton_says_so(pattern: str) -> None:
     with pytest.raises(UnsupportedError):
         search(re.compile(pattern))
+
+
+@pytest.mark.parametrize("regex", SHAPES, ids=lambda regex: regex.pattern[:40])
+def test_packed_tables_are_the_automaton(regex: re.Pattern[str]) -> None:
+    """The rows select_lines reads, per state and class of symbols, give every state's next
+    state on every symbol as the whole table does, as the offset of its row; the end marker
+    is the last class, and the flags after it say accepting and absorbing."""
+    automaton = search(regex)
+    classes, table = (memoryview(part) for part in automaton.packed())
+    of, rows = classes.cast("H"), table.cast("I")
+    width = of[256] + 2
+    assert max(of[:256]) < of[256] < 256
+    assert len(rows) == width * len(automaton.accepting)
+    for state in range(len(automaton.accepting)):
+        row = [automaton.table[state * 257 + symbol] for symbol in range(257)]
+        assert [rows[state * width + of[symbol]] for symbol in range(257)] == [target * width for target in row]
+        assert rows[state * width + width - 1] == automaton.accepting[state] | 2 * (set(row) == {state})

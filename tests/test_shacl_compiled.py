@@ -10,6 +10,7 @@ import pytest
 from rdflib.plugins.sparql import prepareQuery
 
 from ldids.shacl import pyregex
+from ldids.shacl.branch import query_branches
 from ldids.shacl.expression import (
     EvaluationError,
     UncompilableError,
@@ -152,3 +153,45 @@ def test_white_space_beyond_xsd_is_all_looked_for() -> None:
     # pyregex looks for Python's white space below _SPACE_RANGE only, to start quicker.
     assert pyregex._more_space(sys.maxunicode + 1) == pyregex._MORE_SPACE
     assert "\u3000" in pyregex._MORE_SPACE  # IDEOGRAPHIC SPACE, the last of the BMP's
+
+
+# -- A gate implied by a FILTER through its BINDs (ldids.shacl.branch._implied) ----------------
+
+_IF_ONE = 'BIND (STR(?s) AS ?i) BIND (IF(REGEX(?i, "^a"), "x", "") AS ?v) FILTER (?v != "")'
+_IF_TWO = 'BIND (STR(?s) AS ?i) BIND ("^b" AS ?r) BIND (IF(REGEX(?i, "^a"), ?i, IF(REGEX(?i, ?r), "y", "")) AS ?v)'
+
+
+@pytest.mark.parametrize(
+    ("where", "gate"),
+    [
+        (_IF_ONE, (0, "(^a)")),
+        (_IF_TWO + ' FILTER (?v != "")', (0, "(^a)|(^b)")),
+        # "" in the first branch: only the second test is required
+        (
+            'BIND (IF(REGEX(STR(?this), "^a"), "", IF(REGEX(STR(?this), "^c"), "z", "")) AS ?v) FILTER (?v != "")',
+            (2, "(^c)"),
+        ),
+        # the else branch may be non-empty without any test: none required
+        ('BIND (IF(REGEX(STR(?s), "^a"), "x", "y") AS ?v) FILTER (?v != "")', None),
+        # flags, tests of two terms, a comparison other than != "": none derived
+        ('BIND (IF(REGEX(STR(?s), "^a", "i"), "x", "") AS ?v) FILTER (?v != "")', None),
+        ('BIND (IF(REGEX(STR(?s), "^a"), "x", IF(REGEX(STR(?this), "^b"), "y", "")) AS ?v) FILTER (?v != "")', None),
+        ('BIND (IF(REGEX(STR(?s), "^a"), "x", "") AS ?v) FILTER (?v = "x")', None),
+        # a REGEX conjunct of the FILTER itself is the gate, taken out of the FILTER
+        ('FILTER (REGEX(STR(?this), "^d"))', (2, "^d")),
+    ],
+)
+def test_implied_gates(where: str, gate: tuple[int, str] | None) -> None:
+    (branch,) = query_branches(f"SELECT ?this WHERE {{ ?s <urn:p> ?this . {where} }}")
+    assert branch.gate == gate
+
+
+def test_an_implied_gate_is_necessary_and_the_filter_kept() -> None:
+    (branch,) = query_branches(f'SELECT ?this WHERE {{ ?s <urn:p> ?this . {_IF_TWO} FILTER (?v != "") }}')
+    assert branch.gate == (0, "(^a)|(^b)")
+    value = ox.Literal("v")
+    for subject, selected in (("a1", True), ("b1", True), ("c1", False)):
+        assert (branch.select((ox.NamedNode(f"{subject}:x"), ox.NamedNode("urn:p"), value)) is not None) == selected
+    # Kept: the FILTER says more than the gate (here, nothing more; in the shipped target the
+    # namespace of the subject's PID must start the value).
+    assert any(is_filter for is_filter, _, _ in branch.steps)

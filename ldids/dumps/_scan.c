@@ -2974,9 +2974,18 @@ typedef struct {
      * with no escape), a match when the group's rules give nothing for it, so the line need
      * not be parsed for this group (ldids.shacl.streamed, _Group.nothing). */
     PyObject *probe;
-    /* Or the same test as automata (ldids.shacl.dfa), per rule its gate's and its patterns':
-     * a tuple of tuples of (257 next states per state, a flag byte per state). */
+    /* Or the group's rules as automata (ldids.shacl.dfa; ldids.shacl.streamed, _Group.packed):
+     * per rule (index of its test of the predicate or -1, gate position or -1, gate automaton
+     * or None, focus position, ways: tuples of (least length, greatest length, automata...)),
+     * an automaton (257 next states per state, a flag byte per state). Asked before the key. */
     int automata;
+    /* The one position the automata read, or -1; and the last term there, with the class of
+     * the predicate then, for which they said the group gives nothing (terms repeat on the
+     * lines of one entity). */
+    int reads;
+    const unsigned char *clean_term;
+    Py_ssize_t clean_length;
+    PyObject *clean_class;
     /* Or what the group gives by the kinds of the subject and object and which terms are
      * equal: 72 bytes, 1 where it gives nothing (ldids.shacl.streamed, _signature). */
     int signature;
@@ -2994,27 +3003,48 @@ static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *
     return 0;
 }
 
-/* Has the group seen this statement's key? 1 if so, 0 if not (it is remembered now), 2 if the
- * key cannot be made yet (the Python side has not seen the predicate), -1 on error. The class
- * of the predicate, if the key holds it, is put in *class_of (borrowed). */
-static int group_seen(const Group *group, Py_ssize_t number, PyObject *memo, Py_ssize_t memo_size,
-                      PyObject *classes, const unsigned char *line, const Terms *terms, PyObject **class_of) {
-    PyObject *class = NULL;
-    if (group->with_predicate) {
-        /* The rules test the predicate apart: the key holds what the tests say of it (its
-         * class, which the Python side adds once it has seen the predicate). */
-        PyObject *predicate = PyBytes_FromStringAndSize((const char *)line + terms->start[1],
-                                                        terms->stop[1] - terms->start[1]);
-        if (predicate == NULL) {
-            return -1;
-        }
-        class = PyDict_GetItemWithError(classes, predicate);
-        Py_DECREF(predicate);
-        if (class == NULL || !PyBytes_Check(class)) {
-            return PyErr_Occurred() ? -1 : 2;
-        }
-        *class_of = class;
+/* The class of the line's predicate (what the tests of the predicate say of it, which the
+ * Python side adds once it has seen the predicate; borrowed), or NULL if it has none yet. A few
+ * predicates make most lines: the last ones found are compared first (the dict does not
+ * change during a call, so what it holds stays alive). */
+typedef struct {
+    const unsigned char *text;
+    Py_ssize_t length;
+    PyObject *class;
+} ClassCache;
+
+#define CLASS_CACHE 16
+
+static int predicate_class(PyObject *classes, ClassCache *cache, const unsigned char *line, const Terms *terms,
+                           PyObject **class_of) {
+    const unsigned char *text = line + terms->start[1];
+    Py_ssize_t length = terms->stop[1] - terms->start[1];
+    ClassCache *slot = &cache[((size_t)length * 31 + text[length - 2] * 7 + text[length / 2]) % CLASS_CACHE];
+    if (slot->text != NULL && slot->length == length && memcmp(slot->text, text, (size_t)length) == 0) {
+        *class_of = slot->class;
+        return 0;
     }
+    PyObject *predicate = PyBytes_FromStringAndSize((const char *)text, length);
+    if (predicate == NULL) {
+        return -1;
+    }
+    PyObject *class = PyDict_GetItemWithError(classes, predicate);
+    Py_DECREF(predicate);
+    if (class == NULL || !PyBytes_Check(class)) {
+        *class_of = NULL;
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    slot->text = text;
+    slot->length = length;
+    slot->class = class;
+    *class_of = class;
+    return 0;
+}
+
+/* Has the group seen this statement's key? 1 if so, 0 if not (it is remembered now), -1 on
+ * error. The key holds the class of the predicate if the group's rules test it apart. */
+static int group_seen(const Group *group, Py_ssize_t number, PyObject *memo, Py_ssize_t memo_size, PyObject *class,
+                      const unsigned char *line, const Terms *terms) {
     Py_ssize_t length = 1 + (class == NULL ? 0 : PyBytes_GET_SIZE(class));
     PyObject *key = PyBytes_FromStringAndSize(NULL, length);
     if (key == NULL) {
@@ -3062,58 +3092,143 @@ static int escaped(const unsigned char *s, Py_ssize_t length, int any_escape) {
     return 0;
 }
 
-/* Is every automaton of a probe whole (each next state a state)? A probe is rules of (the
- * index of the rule's test of the predicate in a class, or -1; then (table, flags) of its
- * gate's automaton and of each of its patterns'). */
-static int automata_init(PyObject *rules) {
+/* Is the automaton whole: (the class of each of the 257 symbols, 16-bit; the rows of its
+ * states, 32-bit: per class the offset of the next state's row, then the state's flags),
+ * each class, offset and flag in range? */
+static int automaton_valid(PyObject *automaton) {
+    if (!PyTuple_Check(automaton) || PyTuple_GET_SIZE(automaton) != 2) {
+        return 0;
+    }
+    PyObject *classes = PyTuple_GET_ITEM(automaton, 0), *table = PyTuple_GET_ITEM(automaton, 1);
+    if (!PyBytes_Check(classes) || !PyBytes_Check(table) || PyBytes_GET_SIZE(classes) != 257 * (Py_ssize_t)sizeof(uint16_t)) {
+        return 0;
+    }
+    const uint16_t *class_of = (const uint16_t *)PyBytes_AS_STRING(classes);
+    Py_ssize_t width = class_of[256] + 2, size = PyBytes_GET_SIZE(table) / (Py_ssize_t)sizeof(uint32_t);
+    for (int symbol = 0; symbol < 256; symbol++) {
+        if (class_of[symbol] >= class_of[256]) {
+            return 0; /* the end marker's class is the last */
+        }
+    }
+    if (size < width || size % width != 0 || PyBytes_GET_SIZE(table) % (Py_ssize_t)sizeof(uint32_t) != 0 ||
+        size > (Py_ssize_t)UINT32_MAX) {
+        return 0;
+    }
+    const uint32_t *rows = (const uint32_t *)PyBytes_AS_STRING(table);
+    for (Py_ssize_t i = 0; i < size; i++) {
+        if (i % width == width - 1 ? rows[i] > 3 : (rows[i] % width != 0 || rows[i] >= size)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Are a group's rules as automata well made (Group.automata)? The one position they read
+ * (gates and focus nodes), or -1 if several; -2 if they are not well made. The tables are
+ * looked through only if ``tables`` (once per probes: select_lines keeps the last ones). */
+static int automata_init(PyObject *rules, int tables) {
+    int reads = -3;
     for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
         PyObject *rule = PyTuple_GET_ITEM(rules, r);
-        if (!PyTuple_Check(rule) || PyTuple_GET_SIZE(rule) < 2 || !PyLong_Check(PyTuple_GET_ITEM(rule, 0))) {
+        if (!PyTuple_Check(rule) || PyTuple_GET_SIZE(rule) != 5 || !PyLong_Check(PyTuple_GET_ITEM(rule, 0)) ||
+            !PyLong_Check(PyTuple_GET_ITEM(rule, 1)) || !PyLong_Check(PyTuple_GET_ITEM(rule, 3)) ||
+            !PyTuple_Check(PyTuple_GET_ITEM(rule, 4))) {
             goto bad;
         }
-        for (Py_ssize_t k = 1; k < PyTuple_GET_SIZE(rule); k++) {
-            PyObject *automaton = PyTuple_GET_ITEM(rule, k);
-            if (!PyTuple_Check(automaton) || PyTuple_GET_SIZE(automaton) != 2) {
+        long gate = PyLong_AsLong(PyTuple_GET_ITEM(rule, 1)), focus = PyLong_AsLong(PyTuple_GET_ITEM(rule, 3));
+        PyObject *gate_automaton = PyTuple_GET_ITEM(rule, 2);
+        if (gate < -1 || gate > 2 || focus < 0 || focus > 2 || (gate < 0) != (gate_automaton == Py_None) ||
+            (gate_automaton != Py_None && tables && !automaton_valid(gate_automaton))) {
+            goto bad;
+        }
+        long positions[2] = {gate, focus};
+        for (int k = 0; k < 2; k++) {
+            if (positions[k] >= 0) {
+                reads = reads == -3 || reads == positions[k] ? (int)positions[k] : -1;
+            }
+        }
+        PyObject *ways = PyTuple_GET_ITEM(rule, 4);
+        for (Py_ssize_t w = 0; w < PyTuple_GET_SIZE(ways); w++) {
+            PyObject *way = PyTuple_GET_ITEM(ways, w);
+            if (!PyTuple_Check(way) || PyTuple_GET_SIZE(way) < 2 || !PyLong_Check(PyTuple_GET_ITEM(way, 0)) ||
+                !PyLong_Check(PyTuple_GET_ITEM(way, 1))) {
                 goto bad;
             }
-            PyObject *table = PyTuple_GET_ITEM(automaton, 0), *flags = PyTuple_GET_ITEM(automaton, 1);
-            if (!PyBytes_Check(table) || !PyBytes_Check(flags) || PyBytes_GET_SIZE(flags) < 1 ||
-                PyBytes_GET_SIZE(table) != PyBytes_GET_SIZE(flags) * 257 * (Py_ssize_t)sizeof(uint32_t)) {
-                goto bad;
-            }
-            const uint32_t *next = (const uint32_t *)PyBytes_AS_STRING(table);
-            Py_ssize_t states = PyBytes_GET_SIZE(flags);
-            for (Py_ssize_t i = 0; i < states * 257; i++) {
-                if (next[i] >= (uint32_t)states) {
+            for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(way) && tables; k++) {
+                if (!automaton_valid(PyTuple_GET_ITEM(way, k))) {
                     goto bad;
                 }
             }
         }
     }
-    return 0;
+    if (PyErr_Occurred()) {
+        return -2;
+    }
+    return reads < 0 ? -1 : reads;
 bad:
-    PyErr_SetString(PyExc_ValueError, "automata are rules of (257 uint32 next states per state, a flag byte per state)");
-    return -1;
+    if (!PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "automata are rules of (test, gate position, gate automaton or None, focus "
+                                          "position, ways of (least, greatest, automata...)), an automaton (classes, "
+                                          "table, flags)");
+    }
+    return -2;
 }
 
 /* Does the automaton accept the text? Bit 1 of a state's flags: it accepts; bit 2: every
  * symbol leads back to it, so the answer is known. */
 static int automaton_accepts(PyObject *automaton, const unsigned char *text, Py_ssize_t length) {
-    const uint32_t *next = (const uint32_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 0));
-    const unsigned char *flags = (const unsigned char *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 1));
-    uint32_t state = 0;
+    const uint16_t *class_of = (const uint16_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 0));
+    const uint32_t *rows = (const uint32_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 1));
+    size_t flags = (size_t)class_of[256] + 1; /* the end marker's class is the last; then the flags */
+    uint32_t row = 0;
     for (Py_ssize_t i = 0; i < length; i++) {
-        if (flags[state] & 2) {
-            return flags[state] & 1;
+        if (rows[row + flags] & 2) {
+            return rows[row + flags] & 1;
         }
-        state = next[(size_t)state * 257 + text[i]];
+        row = rows[row + class_of[text[i]]];
     }
-    return flags[next[(size_t)state * 257 + 256]] & 1;
+    return rows[rows[row + class_of[256]] + flags] & 1;
 }
 
-/* Do the rules give nothing for the text: for each, its gate's automaton does not accept it,
- * or every one of its patterns' does? */
-static int automata_clean(PyObject *rules, const unsigned char *text, Py_ssize_t length, PyObject *class) {
+/* The text of a term of the line: an IRI's, or a literal's lexical form, which a term with no
+ * escape holds as they are (N-Triples [8], [9]). 0 for a blank node or a term with an escape. */
+static int term_text(const unsigned char *line, const Terms *terms, int index, const unsigned char **text,
+                     Py_ssize_t *length) {
+    const unsigned char *term = line + terms->start[index];
+    Py_ssize_t size = terms->stop[index] - terms->start[index], stop = size - 1; /* an IRI: <...> */
+    if (size < 2 || memchr(term, '\\', (size_t)size) != NULL) {
+        return 0;
+    }
+    if (term[0] == '"') {
+        while (stop > 0 && term[stop] != '"') {
+            stop--;
+        }
+    } else if (term[0] != '<') {
+        return 0;
+    }
+    if (stop < 1) {
+        return 0;
+    }
+    *text = term + 1;
+    *length = stop - 1;
+    return 1;
+}
+
+/* Characters of UTF-8 text (valid: the line was checked), as sh:minLength and sh:maxLength
+ * count them (SHACL §4.4.1: STRLEN, in characters). */
+static Py_ssize_t characters(const unsigned char *text, Py_ssize_t length) {
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        count += (text[i] & 0xC0) != 0x80;
+    }
+    return count;
+}
+
+/* Do the group's rules give nothing for the statement (Group.automata)? For each rule: its
+ * test of the predicate fails, or its gate does not accept the text of the term there, or one
+ * of the ways its shape's checks hold on the focus node's text does. Where a text cannot be
+ * read here (a blank node, an escape), the answer is the safe one: the rule may give. */
+static int automata_clean(PyObject *rules, const unsigned char *line, const Terms *terms, PyObject *class) {
     for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
         PyObject *rule = PyTuple_GET_ITEM(rules, r);
         /* A rule whose test of the predicate fails gives nothing on this statement. */
@@ -3121,13 +3236,37 @@ static int automata_clean(PyObject *rules, const unsigned char *text, Py_ssize_t
         if (test >= 0 && class != NULL && test < PyBytes_GET_SIZE(class) && PyBytes_AS_STRING(class)[test] == 0) {
             continue;
         }
-        if (!automaton_accepts(PyTuple_GET_ITEM(rule, 1), text, length)) {
+        const unsigned char *text;
+        Py_ssize_t length;
+        PyObject *gate = PyTuple_GET_ITEM(rule, 2);
+        if (gate != Py_None && term_text(line, terms, (int)PyLong_AsLong(PyTuple_GET_ITEM(rule, 1)), &text, &length) &&
+            !automaton_accepts(gate, text, length)) {
             continue;
         }
-        for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(rule); k++) {
-            if (!automaton_accepts(PyTuple_GET_ITEM(rule, k), text, length)) {
-                return 0;
+        if (!term_text(line, terms, (int)PyLong_AsLong(PyTuple_GET_ITEM(rule, 3)), &text, &length)) {
+            return 0;
+        }
+        PyObject *ways = PyTuple_GET_ITEM(rule, 4);
+        Py_ssize_t count = -1;
+        int holds = 0;
+        for (Py_ssize_t w = 0; w < PyTuple_GET_SIZE(ways) && !holds; w++) {
+            PyObject *way = PyTuple_GET_ITEM(ways, w);
+            Py_ssize_t least = PyLong_AsSsize_t(PyTuple_GET_ITEM(way, 0));
+            Py_ssize_t most = PyLong_AsSsize_t(PyTuple_GET_ITEM(way, 1));
+            if (least > 0 || most < length) {
+                /* A character is 1 to 4 bytes: the count is needed only between the two. */
+                count = count >= 0 ? count : characters(text, length);
+                if (count < least || count > most) {
+                    continue;
+                }
             }
+            holds = 1;
+            for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(way) && holds; k++) {
+                holds = automaton_accepts(PyTuple_GET_ITEM(way, k), text, length);
+            }
+        }
+        if (!holds) {
+            return 0;
         }
     }
     return 1;
@@ -3153,34 +3292,21 @@ static int signature_clean(PyObject *table, const unsigned char *line, const Ter
     return PyBytes_AS_STRING(table)[index] == 1;
 }
 
-/* Does the group's probe say the term gives nothing? It is given the text of an IRI or the
- * lexical form of a literal, which a term with no escape holds as they are (N-Triples [8],
- * [9]); it answers with a match, or None. 1 if it matches; 0 if not, or if the term holds an
- * escape; -1 on error. */
-static int probe_clean(const Group *group, const unsigned char *term, Py_ssize_t length, PyObject *class) {
-    if (length < 2 || memchr(term, '\\', (size_t)length) != NULL) {
+/* Does the group's probe, a callable, say the term at its gate gives nothing? It is given the
+ * term's text and answers with a match, or None. 1 if it matches; 0 if not, or if the text
+ * cannot be read here (term_text); -1 on error. */
+static int probe_clean(const Group *group, const unsigned char *line, const Terms *terms) {
+    const unsigned char *text;
+    Py_ssize_t length;
+    if (!term_text(line, terms, group->gate, &text, &length)) {
         return 0;
     }
-    Py_ssize_t stop = length - 1; /* an IRI: <...> */
-    if (term[0] == '"') {
-        while (stop > 0 && term[stop] != '"') {
-            stop--;
-        }
-    } else if (term[0] != '<') {
-        return 0;
-    }
-    if (stop < 1) {
-        return 0;
-    }
-    if (group->automata) {
-        return automata_clean(group->probe, term + 1, stop - 1, class);
-    }
-    PyObject *text = PyUnicode_DecodeUTF8((const char *)term + 1, stop - 1, "strict");
-    if (text == NULL) {
+    PyObject *string = PyUnicode_DecodeUTF8((const char *)text, length, "strict");
+    if (string == NULL) {
         return -1;
     }
-    PyObject *answer = PyObject_CallOneArg(group->probe, text);
-    Py_DECREF(text);
+    PyObject *answer = PyObject_CallOneArg(group->probe, string);
+    Py_DECREF(string);
     if (answer == NULL) {
         return -1;
     }
@@ -3189,7 +3315,32 @@ static int probe_clean(const Group *group, const unsigned char *term, Py_ssize_t
     return clean;
 }
 
+/* automata_clean, through the group's memory of the last term it said it of. */
+static int group_clean(Group *group, const unsigned char *line, const Terms *terms, PyObject *class) {
+    if (group->reads >= 0) {
+        const unsigned char *term = line + terms->start[group->reads];
+        Py_ssize_t length = terms->stop[group->reads] - terms->start[group->reads];
+        if (group->clean_term != NULL && group->clean_class == class && group->clean_length == length &&
+            memcmp(group->clean_term, term, (size_t)length) == 0) {
+            return 1;
+        }
+        if (!automata_clean(group->probe, line, terms, class)) {
+            return 0;
+        }
+        group->clean_term = term;
+        group->clean_length = length;
+        group->clean_class = class;
+        return 1;
+    }
+    return automata_clean(group->probe, line, terms, class);
+}
+
+/* The probes whose automata were last looked through (a strong reference): a run passes the
+ * same ones with each block. */
+static PyObject *checked_probes = NULL;
+
 static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) {
+    int tables = probes != checked_probes;
     if (probes != Py_None && (!PyTuple_Check(probes) || PyTuple_GET_SIZE(probes) != PyTuple_GET_SIZE(descriptions))) {
         PyErr_SetString(PyExc_ValueError, "probes is None or a tuple of one callable or None per group");
         return -1;
@@ -3203,8 +3354,11 @@ static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) 
             return -1;
         }
         group->automata = PyTuple_Check(group->probe);
+        group->reads = -1;
+        group->clean_term = NULL;
         if (group->automata) {
-            if (automata_init(group->probe) < 0) {
+            group->reads = automata_init(group->probe, tables);
+            if (group->reads < -1) {
                 return -1;
             }
         } else if (group->probe != Py_None && !group->signature && !PyCallable_Check(group->probe)) {
@@ -3235,6 +3389,10 @@ static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) 
             return -1;
         }
         needles_init(&group->needles);
+    }
+    if (tables) {
+        Py_INCREF(probes);
+        Py_XSETREF(checked_probes, probes);
     }
     return 0;
 }
@@ -3275,6 +3433,8 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
         goto done;
     }
     needles_init(&line_needles);
+    ClassCache class_cache[CLASS_CACHE];
+    memset(class_cache, 0, sizeof class_cache);
     const unsigned char *s = data.buf;
     Py_ssize_t size = data.len, start = 0, number = 0, statements = 0;
     while (start < size) {
@@ -3308,15 +3468,15 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
         } else {
             statements++;
             selected = escaped(line, body, any_escape);
-            if (!selected && !every && !is_candidate(&line_needles, line, body)) {
-                continue;
-            }
+            /* No look for the line's needles here: each group looks for its own in the term at
+             * its gate, or compares its predicate, and a line that holds none of them gives no
+             * group a key; the line's look would only go over the terms once more. */
             if (!selected) {
                 mask = 0;
             }
             /* Every group is asked: those whose key is new are the ones to check the line. */
             for (Py_ssize_t g = 0; g < count && mask != ~0ULL; g++) {
-                const Group *group = &groups[g];
+                Group *group = &groups[g];
                 if (group->predicate != Py_None &&
                     !(PyBytes_GET_SIZE(group->predicate) == terms.stop[1] - terms.start[1] &&
                       memcmp(PyBytes_AS_STRING(group->predicate), line + terms.start[1],
@@ -3331,17 +3491,21 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                     }
                 }
                 PyObject *class = NULL;
-                int seen = group_seen(group, g, memo, memo_size, classes, line, &terms, &class);
-                if (seen < 0) {
+                if (group->with_predicate && predicate_class(classes, class_cache, line, &terms, &class) < 0) {
                     goto done;
                 }
-                if (seen == 2) {
+                if (group->automata && group_clean(group, line, &terms, class)) {
+                    continue;
+                }
+                int seen;
+                if (group->with_predicate && class == NULL) {
                     seen = 0; /* the line is parsed: the Python side learns its predicate */
+                } else if ((seen = group_seen(group, g, memo, memo_size, class, line, &terms)) < 0) {
+                    goto done;
                 } else if (!seen && group->signature) {
                     seen = signature_clean(group->probe, line, &terms);
-                } else if (!seen && group->probe != Py_None && group->gate >= 0) {
-                    seen = probe_clean(group, line + terms.start[group->gate],
-                                       terms.stop[group->gate] - terms.start[group->gate], class);
+                } else if (!seen && !group->automata && group->probe != Py_None && group->gate >= 0) {
+                    seen = probe_clean(group, line, &terms);
                     if (seen < 0) {
                         goto done;
                     }

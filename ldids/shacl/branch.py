@@ -51,7 +51,8 @@ class Branch:
     pattern: tuple[str | Term, str | Term, str | Term]
     steps: list[tuple[bool, Expression, str]] = field(default_factory=list)  # (is a FILTER, expression, BIND's name)
     #: (position, regular expression) the text of a term there must match for the FILTERs to
-    #: hold: tried before the branch is, and left out of its FILTER.
+    #: hold: tried before the branch is, and left out of its FILTER when it is a conjunct of
+    #: it (kept when a conjunct only implies it: :func:`_implied`).
     gate: tuple[int, str] | None = None
     used: set[str] = field(default_factory=set)
     #: The FILTERs' conjuncts and the BINDs, as parsed, until :meth:`compile`.
@@ -81,6 +82,14 @@ class Branch:
             # evaluated, so left out of it (true && X is X, errors included: SPARQL 1.1 §17.2).
             conjuncts, part, self.gate = required[0]
             conjuncts.remove(part)
+        else:
+            # Or a gate a conjunct implies (through the BINDs), kept in the FILTER: the
+            # conjunct says more than its gate does.
+            binds = {name: parts[0] for is_filter, parts, name in self.raw if not is_filter}
+            implied = [
+                found for conjuncts in filters for part in conjuncts if (found := _implied(part, binds, self.pattern))
+            ]
+            self.gate = implied[0] if implied else None
         predicate = self.pattern[1]
         bound = {name for is_filter, _, name in self.raw if not is_filter}
         if (
@@ -139,6 +148,12 @@ class Branch:
             if (not isinstance(want, str) and index != 1)
             or (isinstance(want, str) and (want in self.used or names.count(want) > 1))
         )
+
+    def focus_position(self, focus: str = "this") -> int | None:
+        """The position of the term that is the focus node, when the pattern binds it (a BIND
+        may not bind a variable the pattern binds: SPARQL 1.1 §18.2.1)."""
+        found = [index for index, want in enumerate(self.pattern) if isinstance(want, str) and want == focus]
+        return found[0] if found else None
 
     def predicate(self) -> Term | None:
         return None if isinstance(self.pattern[1], str) else self.pattern[1]
@@ -259,6 +274,72 @@ def _required(expr: object, pattern: tuple[str | Term, ...]) -> Iterator[tuple[i
             name = str(text["arg"]) if isinstance(text["arg"], Variable) else None
             if name is not None and name in pattern:
                 yield pattern.index(name), str(regex)
+
+
+def _implied(expr: object, binds: dict[str, object], pattern: tuple[str | Term, ...]) -> tuple[int, str] | None:
+    """(position, regular expression) the text of the term there matches whenever the FILTER
+    conjunct ``expr`` is true, found through the BINDs: ``?v != ""`` where ?v is bound to an
+    ``IF`` whose branches are ``""`` or go on to ``REGEX(STR(?x), "const")`` tests of one
+    variable of the pattern. An ``IF`` is its second argument where its first is true, its
+    third where it is false, an error where it is one (SPARQL 1.1 §17.4.1.2); a BIND that
+    fails leaves ?v unbound, and ``!=`` on an unbound variable is an error, which makes the
+    FILTER false (§17.2). None where no such test is found."""
+    if not (isinstance(expr, CompValue) and expr.name == "RelationalExpression" and expr["op"] == "!="):
+        return None
+    if expr["other"] != Literal("") or not isinstance(expr["expr"], Variable):
+        return None
+    found = _not_empty(expr["expr"], binds, pattern, set())
+    if not found or len({position for position, _ in found}) != 1:
+        return None
+    return found[0][0], "|".join(f"({regex})" for _, regex in found)
+
+
+def _not_empty(
+    expr: object, binds: dict[str, object], pattern: tuple[str | Term, ...], seen: set[str]
+) -> list[tuple[int, str]] | None:
+    """REGEX tests one of which holds when ``expr`` evaluates to something other than ``""``."""
+    if isinstance(expr, Variable):
+        name = str(expr)
+        if name not in binds or name in seen:
+            return None
+        return _not_empty(binds[name], binds, pattern, seen | {name})
+    if not (isinstance(expr, CompValue) and expr.name == "Builtin_IF"):
+        return None
+    found: list[tuple[int, str]] = []
+    if expr["arg2"] != Literal(""):
+        test = _regex_test(expr["arg1"], binds, pattern)
+        if test is None:
+            return None
+        found.append(test)
+    if expr["arg3"] != Literal(""):
+        rest = _not_empty(expr["arg3"], binds, pattern, seen)
+        if rest is None:
+            return None
+        found += rest
+    return found
+
+
+def _regex_test(expr: object, binds: dict[str, object], pattern: tuple[str | Term, ...]) -> tuple[int, str] | None:
+    """A ``REGEX(text, regex)`` with no flags, whose text is STR of a variable of the pattern
+    (or the variable: REGEX takes only a string literal) and whose regex is a constant, each
+    perhaps through a BIND: (the variable's position, the regex)."""
+    if not (isinstance(expr, CompValue) and expr.name == "Builtin_REGEX") or "flags" in expr:
+        return None
+    text, regex = _through(expr["text"], binds), _through(expr["pattern"], binds)
+    if isinstance(text, CompValue) and text.name == "Builtin_STR":
+        text = text["arg"]
+    if not isinstance(regex, Literal) or not isinstance(text, Variable) or str(text) not in pattern:
+        return None
+    return pattern.index(str(text)), str(regex)
+
+
+def _through(expr: object, binds: dict[str, object]) -> object:
+    """What a variable bound by a BIND is bound to, followed a few times."""
+    for _ in range(8):
+        if not (isinstance(expr, Variable) and str(expr) in binds):
+            break
+        expr = binds[str(expr)]
+    return expr
 
 
 def query_branches(text: str) -> list[Branch]:

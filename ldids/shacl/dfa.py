@@ -234,15 +234,19 @@ class Automaton:
         return self.accepting[self.table[state * _SYMBOLS + END]]
 
     def packed(self) -> tuple[bytes, bytes]:
-        """(the table as 32-bit unsigned integers in the machine's order, a byte per state),
-        as ``select_lines`` reads them: bit 1 if the state accepts, bit 2 if every symbol
-        leads back to it (what it says of a text is said: the run may stop there)."""
-        flags = bytes(
-            self.accepting[state]
-            | 2 * all(target == state for target in self.table[state * _SYMBOLS : (state + 1) * _SYMBOLS])
-            for state in range(len(self.accepting))
-        )
-        return self.table.tobytes(), flags
+        """(the class of each symbol, 16-bit unsigned integers; the rows of the states, 32-bit
+        unsigned integers), in the machine's order, as ``select_lines`` reads them. Symbols
+        that lead every state to the same state are one class (the end marker is one of its
+        own): the canonical form's pattern has 749 states and 37 classes, 114 kB instead of
+        770 kB, which the run's look-ups find in the processor's cache. A state's row holds,
+        per class, the offset of the next state's row (its number times the width of a row:
+        a step is one look-up and one addition, no multiplication on the path from one state
+        to the next), then its flags: bit 1 if it accepts, bit 2 if every symbol leads back
+        to it (what it says of a text is said: the run may stop there). State 0 starts."""
+        found: tuple[bytes, bytes] | None = self.__dict__.get("_packed")
+        if found is None:
+            found = self.__dict__["_packed"] = _packed(self)
+        return found
 
 
 @functools.lru_cache(maxsize=64)
@@ -309,3 +313,24 @@ def _determinize(nfa: _Nfa, begin: int, final: int) -> Automaton:
                 row[each] = index[following]
         table += row
     return Automaton(array.array("I", table), [final in sets for sets in order])
+
+
+def _packed(automaton: Automaton) -> tuple[bytes, bytes]:
+    table, states = automaton.table, len(automaton.accepting)
+    columns: dict[tuple[int, ...], int] = {}
+    classes = array.array("H", (0,) * _SYMBOLS)
+    for symbol in range(END):
+        column = tuple(table[state * _SYMBOLS + symbol] for state in range(states))
+        classes[symbol] = columns.setdefault(column, len(columns))
+    # The end marker is a class of its own, the last: the flags are the column after it.
+    classes[END] = len(columns)
+    representative = [0] * (len(columns) + 1)
+    for symbol in reversed(range(_SYMBOLS)):
+        representative[classes[symbol]] = symbol
+    width = len(representative) + 1
+    rows = array.array("I")
+    for state in range(states):
+        row = table[state * _SYMBOLS : (state + 1) * _SYMBOLS]
+        rows.extend(row[symbol] * width for symbol in representative)
+        rows.append(automaton.accepting[state] | 2 * all(target == state for target in row))
+    return classes.tobytes(), rows.tobytes()

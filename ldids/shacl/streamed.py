@@ -52,6 +52,7 @@ from ldids.shacl.value import (
     Triple,
     ValueCheck,
     from_rdflib,
+    holding,
     kinds_of,
     pattern_of,
     to_rdflib,
@@ -87,7 +88,12 @@ _RuleEntry = tuple["Term | None", tuple[int, ...], Rule, "tuple[int, str] | None
 #: What select_lines asks a new term at a group's gate (_Group.probe): a match of the text,
 #: or per rule the index of its test of the predicate and the packed automata of its gate
 #: and its patterns; or what the group gives by the kinds of the terms (_signature).
-Probe = Callable[[str], object] | tuple[tuple[int | tuple[bytes, bytes], ...], ...] | bytes
+#: A group's rules as select_lines runs them (_Group.packed).
+Packed = tuple[
+    tuple[int, int, "tuple[bytes, bytes] | None", int, tuple[tuple[int | tuple[bytes, bytes], ...], ...]],
+    ...,
+]
+Probe = Callable[[str], object] | Packed | bytes
 
 #: A target rule tried on a term alone: (its gate, its kind tests, its shape, its predicate test).
 _Direct = tuple[Callable[[str], object], tuple["KindTest", ...], "_Shape", "PredicateTest | None"]
@@ -172,20 +178,55 @@ class _Group:
         return tuple(found)
 
     def probe(self, tests: Sequence[int] = ()) -> Probe | None:
-        """:attr:`nothing`, where the group's key is the term at its gate alone: its automata
-        packed for ``select_lines``, each rule's with the index of its test of the predicate
-        in a predicate's class (``tests``, -1 for none), or its match if it has none."""
+        """What ``select_lines`` asks of a statement before its key: the group's
+        :attr:`signature`; or its rules as automata (:meth:`packed`); or, where the group's
+        key is the term at its gate alone, :attr:`nothing`'s match of that term's text."""
         if self.signature is not None:
             return self.signature
+        packed = self.packed(tests)
+        if packed is not None:
+            return packed
         if self.nothing is None or self.positions != (self.gate_position,):
             return None
-        if self.automata is None:
-            return self.nothing.match
-        indexes = list(tests) or [-1] * len(self.automata)
-        return tuple(
-            (index, *(automaton.packed() for automaton in rule))
-            for index, rule in zip(indexes, self.automata, strict=True)
-        )
+        return self.nothing.match
+
+    def packed(self, tests: Sequence[int] = ()) -> Packed | None:
+        """The group gives nothing for a statement when, for each rule, its test of the
+        predicate fails, or the text of the term at its gate is not matched by the gate, or
+        the shape's checks hold on the focus node's text (:func:`~ldids.shacl.value.holding`:
+        one of the ways they hold does). Per rule: (the index of its test of the predicate in
+        a predicate's class, ``tests``, or -1; the gate's position or -1; the gate's automaton
+        or None; the focus node's position; the ways, each (least length, greatest length,
+        automata...)), the automata packed (:mod:`ldids.shacl.dfa`). None if a rule is not a
+        target's, or its checks or regular expressions have no such form."""
+        indexes = list(tests) or [-1] * len(self.rules)
+        rules: list[
+            tuple[
+                int,
+                int,
+                tuple[bytes, bytes] | None,
+                int,
+                tuple[tuple[int | tuple[bytes, bytes], ...], ...],
+            ]
+        ]
+        rules = []
+        for (rule, gate, _), index in zip(self.rules, indexes, strict=True):
+            if not isinstance(rule, _TargetRule):
+                return None
+            focus = rule.branch.focus_position()
+            ways = holding([check for _, check in rule.shape.checks])
+            if focus is None or ways is None:
+                return None
+            try:
+                # A gate Python's re cannot take is always false (_gate): none is the safe side.
+                gate_automaton = None if gate is None else search(to_python(gate[1])).packed()
+                alternatives: list[tuple[int | tuple[bytes, bytes], ...]] = [
+                    (least, most, *(search(regex).packed() for regex in regexes)) for least, most, regexes in ways
+                ]
+            except (UnsupportedError, UntranslatableError):
+                return None
+            rules.append((index, -1 if gate is None else gate[0], gate_automaton, focus, tuple(alternatives)))
+        return tuple(rules)
 
     def findings(self, triple: Triple) -> list[Finding] | tuple[Finding, ...]:
         if self.gate is not None:

@@ -8,6 +8,7 @@ graph into functions of a term: ``sh:pattern`` as a Python regular expression
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 
 import pyoxigraph as ox
@@ -27,6 +28,7 @@ __all__ = [
     "ValueCheck",
     "as_term",
     "from_rdflib",
+    "holding",
     "kinds_of",
     "pattern_of",
     "to_rdflib",
@@ -150,11 +152,58 @@ def kinds_of(check: ValueCheck) -> tuple[type, ...] | None:
     return getattr(check, "kinds", None)
 
 
+#: One way for checks to hold on a term: its text's length in code points within (least,
+#: greatest), and every one of the regular expressions finding a match in it.
+Holding = tuple[int, int, tuple[re.Pattern[str], ...]]
+#: Past this many ways, :func:`holding` gives up (an sh:or of sh:ors multiplies them).
+_HOLDING_LIMIT = 16
+
+
+def holding(checks: list[ValueCheck]) -> list[Holding] | None:
+    """The ways for all ``checks`` to hold on a term that is no blank node, one of which holds
+    when they do and none when they do not, by its text alone, when they are made of
+    ``sh:pattern``, ``sh:minLength``, ``sh:maxLength`` and ``sh:or`` of shapes made of
+    those (SHACL §4.4.1, §4.4.2, §4.4.3, §4.6.2); None for any other check.
+
+    >>> check = _value_check(Graph(), BNode(), SH.maxLength, Literal(3))
+    >>> holding([check])
+    [(0, 3, ())]
+    """
+    ways: list[Holding] = [(0, sys.maxsize, ())]
+    for check in checks:
+        regex, bounds = pattern_of(check), getattr(check, "bounds", None)
+        members: list[list[ValueCheck]] | None = getattr(check, "members", None)
+        if regex is not None:
+            options: list[Holding] = [(0, sys.maxsize, (regex,))]
+        elif bounds is not None:
+            options = [(*bounds, ())]
+        elif members is not None:
+            options = []
+            for member in members:
+                found = holding(member)
+                if found is None:
+                    return None
+                options += found
+        else:
+            return None
+        ways = [
+            (max(least, other_least), min(most, other_most), (*regexes, *other))
+            for least, most, regexes in ways
+            for other_least, other_most, other in options
+            if max(least, other_least) <= min(most, other_most)
+        ]
+        if len(ways) > _HOLDING_LIMIT:
+            return None
+    return ways
+
+
 def _conforms(shapes: Graph, shape: Node) -> ValueCheck:
     if any(True for _ in shapes.objects(shape, SH.property)) or any(True for _ in shapes.objects(shape, SH.sparql)):
         raise NotStreamableError("a shape in a logical constraint has property shapes or SPARQL")
     checks = [check for _, check in value_checks(shapes, shape)]
-    return lambda node: all(check(node) for check in checks)
+    conforms = lambda node: all(check(node) for check in checks)  # noqa: E731
+    conforms.checks = checks  # type: ignore[attr-defined]  # what holding reads
+    return conforms
 
 
 def _value_check(shapes: Graph, shape: Node, prop: Node, parameter: Node) -> ValueCheck:
@@ -171,8 +220,12 @@ def _value_check(shapes: Graph, shape: Node, prop: Node, parameter: Node) -> Val
     if prop in (SH.minLength, SH.maxLength):
         bound = int(parameter)  # type: ignore[call-overload]
         if prop == SH.minLength:
-            return lambda node: not isinstance(node, ox.BlankNode) and len(node.value) >= bound
-        return lambda node: not isinstance(node, ox.BlankNode) and len(node.value) <= bound
+            length = lambda node: not isinstance(node, ox.BlankNode) and len(node.value) >= bound  # noqa: E731
+            length.bounds = (bound, sys.maxsize)  # type: ignore[attr-defined]  # what holding reads
+        else:
+            length = lambda node: not isinstance(node, ox.BlankNode) and len(node.value) <= bound  # noqa: E731
+            length.bounds = (0, bound)  # type: ignore[attr-defined]
+        return length
     if prop == SH.nodeKind:
         kinds = _NODE_KINDS[parameter]
         node_kind = lambda node: isinstance(node, kinds)  # noqa: E731
@@ -186,7 +239,9 @@ def _value_check(shapes: Graph, shape: Node, prop: Node, parameter: Node) -> Val
         return lambda node: node in members
     members_checks = [_conforms(shapes, member) for member in Collection(shapes, parameter)]
     if prop == SH["or"]:
-        return lambda node: any(check(node) for check in members_checks)
+        any_of = lambda node: any(check(node) for check in members_checks)  # noqa: E731
+        any_of.members = [member.checks for member in members_checks]  # type: ignore[attr-defined]
+        return any_of
     if prop == SH["and"]:
         return lambda node: all(check(node) for check in members_checks)
     if prop == SH.xone:
