@@ -31,7 +31,9 @@ __all__ = ["GENERATION", "SPILL", "Kept", "Seen"]
 GENERATION = 1 << 19
 
 #: Results held in memory at most by :class:`Kept` before a sorted run of them is written out.
-SPILL = 50_000
+SPILL = 20_000
+#: Runs on disk at most (open files): past it, they are merged into one.
+MAX_RUNS = 64
 _PICKLED = 1_000  # results pickled at a time: a run is read back as many at a time
 
 _EMPTY = 0  # a slot never used; a digest of 0 is stored as 1 (it only merges two of 2**64)
@@ -146,11 +148,14 @@ class Kept(Generic[Item]):
             del self._items[self.limit :]
 
     def _spill(self) -> None:
-        run = scratch_file()
-        for start in range(0, len(self._items), _PICKLED):
-            pickle.dump(self._items[start : start + _PICKLED], run, protocol=pickle.HIGHEST_PROTOCOL)
-        self._runs.append(run)
+        self._runs.append(_written(iter(self._items)))
         self._items = []
+        if len(self._runs) >= MAX_RUNS:
+            runs = self._runs
+            merged = heapq.merge(*(_read(run) for run in runs), key=itemgetter(0))
+            self._runs = [_written(itertools.islice(merged, self.limit))]
+            for run in runs:
+                run.close()
 
     def first(self) -> Iterator[Item]:
         """The items kept, in their keys' order (again from the start at each call)."""
@@ -164,6 +169,13 @@ class Kept(Generic[Item]):
         for run in self._runs:
             run.close()
         self._runs = []
+
+
+def _written(items: Iterator[tuple[Key, Any]]) -> BinaryIO:
+    run = scratch_file()
+    while chunk := list(itertools.islice(items, _PICKLED)):
+        pickle.dump(chunk, run, protocol=pickle.HIGHEST_PROTOCOL)
+    return run
 
 
 def _read(run: BinaryIO) -> Iterator[tuple[Key, Any]]:
