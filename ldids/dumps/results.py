@@ -66,15 +66,12 @@ class Seen:
     def add(self, digest: bytes) -> bool:
         value = int.from_bytes(digest[:8], "little") or 1
         old = self._old
-        if old is not None and _holds(old, value):
+        if old is not None and old[_slot(old, value)] == value:
             return False
         young = self._young
-        mask = len(young) - 1
-        index = value & mask
-        while (found := young[index]) != _EMPTY:
-            if found == value:
-                return False
-            index = (index + 1) & mask
+        index = _slot(young, value)
+        if young[index] == value:
+            return False
         young[index] = value
         self._count += 1
         if self._count >= self.generation:
@@ -88,25 +85,20 @@ def _table(size: int) -> array[int]:
     return array("Q", bytes(8 * size))
 
 
-def _holds(table: array[int], value: int) -> bool:
+def _slot(table: array[int], value: int) -> int:
+    """Where ``value`` is in ``table``, or the empty slot where it would go."""
     mask = len(table) - 1
     index = value & mask
-    while (found := table[index]) != _EMPTY:
-        if found == value:
-            return True
+    while (found := table[index]) != _EMPTY and found != value:
         index = (index + 1) & mask
-    return False
+    return index
 
 
 def _grown(old: array[int]) -> array[int]:
     slots = _table(2 * len(old))
-    mask = len(slots) - 1
     for value in old:
         if value != _EMPTY:
-            index = value & mask
-            while slots[index] != _EMPTY:
-                index = (index + 1) & mask
-            slots[index] = value
+            slots[_slot(slots, value)] = value
     return slots
 
 
