@@ -8,9 +8,19 @@ text that was checked.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
-__all__ = ["InputError", "LdidsError", "OutputError", "ParseError", "Problem", "ShapesError", "render_caret"]
+__all__ = [
+    "InputError",
+    "LdidsError",
+    "OutputError",
+    "ParseError",
+    "Problem",
+    "ShapesError",
+    "check_stop",
+    "render_caret",
+    "stop",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,3 +129,22 @@ class ShapesError(InputError):
         super().__init__(f"{message} [{code}]", source=source, line=line)
         self.code = code
         self.message = message
+
+
+#: The signals that asked this process to stop (Ctrl-C, SIGTERM), as their handlers saw them.
+_STOPS: list[BaseException] = []
+
+
+def stop(error: BaseException) -> NoReturn:
+    """Raise ``error`` for a signal that stops the run, and remember it: CPython runs a
+    signal's handler wherever the main thread is, inside a finalizer too, where the exception
+    is printed ("Exception ignored in ...") and dropped, and the run would go on as if not
+    asked to stop. :func:`check_stop`, between blocks, raises it again."""
+    _STOPS.append(error)
+    raise error
+
+
+def check_stop() -> None:
+    """Raise the exception of a stop signal received and lost on its way (:func:`stop`)."""
+    if _STOPS:
+        raise _STOPS[0]

@@ -20,7 +20,7 @@ from typing import TextIO
 from ldids.cli import identifier, normalize, serve, validate
 from ldids.cli.exit_code import EXIT_INVALID, EXIT_USAGE, UsageError
 from ldids.cli.parser import build_parser
-from ldids.errors import InputError, ParseError
+from ldids.errors import InputError, ParseError, stop
 
 __all__ = ["main", "run"]
 
@@ -73,6 +73,7 @@ def run() -> None:
     # Terminated, a run cleans up as an interrupted one does: the temporary files go, the
     # worker processes stop, and no partial output is left (exit 128 + signal number).
     signal.signal(signal.SIGTERM, _terminated)
+    signal.signal(signal.SIGINT, _interrupted)
     from ldids.rdf.files import standard_output
 
     sys.stdout = standard_output()  # its write errors name it, as those of output files do
@@ -86,4 +87,8 @@ def run() -> None:
 
 def _terminated(signum: int, frame: object) -> None:
     sys.stderr.write("ldids: terminated\n")
-    raise SystemExit(128 + signum)
+    stop(SystemExit(128 + signum))
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    stop(KeyboardInterrupt())

@@ -48,7 +48,7 @@ from ldids.dumps.stream import (
     process_block,
     shared_decisions,
 )
-from ldids.errors import InputError
+from ldids.errors import InputError, check_stop
 from ldids.passes.summary import Summary
 from ldids.rdf.compression import compression_of, plain_name
 from ldids.rdf.files import InputStream, atomic_output, open_input
@@ -367,6 +367,7 @@ def normalize_dump(
                 # Lines made while they are read are cut into blocks as they come, not read by range.
                 ranges = size if lines is source else None
                 for result, data, end in _results(path, lines, ranges, settings, pool, workers, block_size):
+                    check_stop()  # a Ctrl-C whose exception a finalizer dropped stops the run here
                     if validation is not None:
                         validation.add(result.checked, result.findings, shown, lines_before=summary.lines_out)
                     summary.add(result, lines_before, path, parsed=lines is not source)

@@ -32,7 +32,7 @@ from rdflib.term import BNode, Node, URIRef
 from ldids.dumps.blocks import blocks
 from ldids.dumps.rdf_stream import Parsed
 from ldids.dumps.results import Kept, Key, Seen
-from ldids.errors import InputError
+from ldids.errors import InputError, check_stop
 from ldids.rdf.files import open_input
 from ldids.shacl.prefilter import Prefilter, prefilter
 from ldids.shacl.streamed import MEMO_LIMIT, Finding, Plan, plan
@@ -330,6 +330,7 @@ def validate_dump(
             lines = parsed is None or path not in parsed.formats
             window: deque[tuple[int, object]] = deque()
             for data, first in _blocks(path, stack, block_size, parsed):
+                check_stop()  # a Ctrl-C whose exception a finalizer dropped stops the run here
                 queued = [task for _, task in window if isinstance(task, AsyncResult)]
                 if pool is None or (len(queued) >= 2 * (workers - 1) and not queued[0].ready()):
                     # The workers are busy: this process checks a block itself (it would
