@@ -106,9 +106,8 @@ def _passed_over_gives_nothing(line: bytes) -> None:
     # Every predicate's class known (as after the Python side has seen it), a fresh memo.
     classes = dict([SIEVE.predicate_class(triple.predicate)])
     _, _, indexes, masks = _scan.select_lines(
-        line, SIEVE.groups, SIEVE.folded, SIEVE.exact, SIEVE.every, SIEVE.any_escape, {}, MEMO_LIMIT, classes,
-        SIEVE.probes,
-    )  # fmt: skip
+        line, SIEVE.groups, SIEVE.any_escape, {}, MEMO_LIMIT, classes, SIEVE.probes
+    )
     groups = PLAN.groups()
     for index in PACKED:
         if indexes and masks[0] >> index & 1:

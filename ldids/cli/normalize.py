@@ -124,8 +124,7 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], formats: list[F
     if getattr(args, "validate", False):
         from ldids.dumps.validation import shipped_checks
 
-        validation = shipped_checks()
-        validation.max_results = 20  # the results the report lists; the counts go on
+        validation = shipped_checks(max_results=20)  # the results the report lists; the counts go on
     summary = normalize_dump(
         inputs,
         args.output,

@@ -211,7 +211,8 @@ def write_report(
         out.write(f"  {number:>6}  {shape}\n")
     for node, reason in not_streamable:
         out.write(f"not checked (not streamable): {node}: {reason}\n")
-    for count, v in enumerate(listed, 1):  # noqa: B007 -- the count is used below
+    for v in listed:
+        count += 1
         where = f"{v.file}:{v.line}: " if v.line is not None else ""
         component = f" {str(v.component).rsplit('#', 1)[-1]}" if v.component is not None else ""
         path = f" path {v.path}" if v.path is not None else ""

@@ -3401,12 +3401,10 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
     PyObject *descriptions, *memo, *classes, *probes = Py_None;
-    Needles line_needles;
-    int every, any_escape;
+    int any_escape;
     Py_ssize_t memo_size;
-    if (!PyArg_ParseTuple(args, "y*O!O!O!ppO!nO!|O", &data, &PyTuple_Type, &descriptions, &PyTuple_Type,
-                          &line_needles.folded, &PyTuple_Type, &line_needles.exact, &every, &any_escape,
-                          &PyDict_Type, &memo, &memo_size, &PyDict_Type, &classes, &probes)) {
+    if (!PyArg_ParseTuple(args, "y*O!pO!nO!|O", &data, &PyTuple_Type, &descriptions, &any_escape, &PyDict_Type,
+                          &memo, &memo_size, &PyDict_Type, &classes, &probes)) {
         return NULL;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(descriptions);
@@ -3417,22 +3415,12 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "1 to 255 groups and a memo of at least 1 entry");
         goto done;
     }
-    for (int k = 0; k < 2; k++) {
-        PyObject *tuple = k == 0 ? line_needles.folded : line_needles.exact;
-        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(tuple); j++) {
-            if (!PyBytes_Check(PyTuple_GET_ITEM(tuple, j)) || PyBytes_GET_SIZE(PyTuple_GET_ITEM(tuple, j)) == 0) {
-                PyErr_SetString(PyExc_TypeError, "needles must be non-empty bytes");
-                goto done;
-            }
-        }
-    }
     if (groups == NULL || indexes == NULL || masks == NULL || groups_init(descriptions, probes, groups) < 0 || buffer_reserve(&out, 1 << 12) < 0) {
         if (groups == NULL) {
             PyErr_NoMemory();
         }
         goto done;
     }
-    needles_init(&line_needles);
     ClassCache class_cache[CLASS_CACHE];
     memset(class_cache, 0, sizeof class_cache);
     const unsigned char *s = data.buf;
@@ -3563,7 +3551,7 @@ static PyMethodDef methods[] = {
      "joined_unique(lines, start=0, stop=len(lines)) -> (data, count): lines[start:stop] of sorted str lines, each\n"
      "once (not the line before start either), in UTF-8 (surrogatepass), each ended by LF"},
     {"select_lines", select_lines, METH_VARARGS,
-     "select_lines(data, groups, folded, exact, every, any_escape, memo, memo_size, classes, probes=None)\n"
+     "select_lines(data, groups, any_escape, memo, memo_size, classes, probes=None)\n"
      "-> (statements, selected, indexes, masks)\n\n"
      "The lines of a block the streamed checks of shapes must see, joined (each ends with LF), and\n"
      "their indexes in the block (counted in LFs), and for each the groups (bit g for group g) whose\n"

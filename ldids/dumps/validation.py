@@ -83,9 +83,6 @@ def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[in
     statements, selected, indexes, masks = _scan.select_lines(
         data,
         sieve.groups,
-        sieve.folded,
-        sieve.exact,
-        sieve.every,
         sieve.any_escape,
         memo,
         MEMO_LIMIT,
@@ -204,15 +201,16 @@ class Streamed:
     max_results: int | None = None
     #: The results reported (:func:`_key`), as SHACL reports a result once.
     seen: Seen = field(default_factory=Seen)
-    _kept: Kept[tuple[_Row, str, int | None]] | None = None
+    _kept: Kept[tuple[_Row, str, int | None]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._kept = Kept(self.max_results)
 
     def add(self, count: int, rows: list[_Row], name: str, *, lines_before: int = 0, lines: bool = True) -> None:
         """The ``count`` statements of a block of the file ``name`` and what was found in them,
         their lines shifted by ``lines_before`` (or none said: ``lines`` false)."""
         self.statements += count
         verdict = self.verdict
-        if self._kept is None:
-            self._kept = Kept(self.max_results)
         for row in rows:
             line, focus, path, value, shape, component, _, _, graph = row
             if not self.seen.add(_key(focus, path, value, shape, component, graph)):
@@ -226,8 +224,7 @@ class Streamed:
     def results(self) -> Iterator[Violation]:
         """The results kept, by shape, file, line and focus, made one at a time: a report of
         millions is written as they are read back (:class:`ldids.dumps.results.Kept`)."""
-        kept = iter(()) if self._kept is None else self._kept.first()
-        return (_violation(row, name, line) for row, name, line in kept)
+        return (_violation(row, name, line) for row, name, line in self._kept.first())
 
     def sort(self) -> None:
         """The results kept, listed in the verdict (:meth:`results`, all at once)."""
@@ -236,8 +233,7 @@ class Streamed:
 
     def close(self) -> None:
         """Closes the files of the results kept on disk (:meth:`results` has none after)."""
-        if self._kept is not None:
-            self._kept.close()
+        self._kept.close()
 
 
 def _order(shape: str, name: str, line: int | None, focus: str) -> Key:
@@ -260,7 +256,7 @@ def _violation(row: _Row, name: str, line: int | None) -> Violation:
     )
 
 
-def shipped_checks() -> Streamed:
+def shipped_checks(max_results: int | None = None) -> Streamed:
     """An empty run of the shipped shapes' checks, for ``ldids normalize --validate``: its
     workers check each block's output as they make it (:func:`check_output`), this process
     adds what they found (:meth:`Streamed.add`)."""
@@ -268,7 +264,7 @@ def shipped_checks() -> Streamed:
     # A plan of its own, made before the workers fork (they have it then): a plan remembers
     # the terms it has checked, and passes over them, as their results were given already.
     _PLAN = _shipped_plan()
-    return Streamed(Verdict(True), not_streamable=_PLAN.not_streamable)
+    return Streamed(Verdict(True), not_streamable=_PLAN.not_streamable, max_results=max_results)
 
 
 def check_output(data: BytesLike) -> tuple[int, list[_Row]]:

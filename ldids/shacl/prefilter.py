@@ -138,13 +138,9 @@ GroupTable = tuple["bytes | None", bytes, bool, int, tuple[bytes, ...], tuple[by
 
 @dataclass(frozen=True)
 class Prefilter:
-    """The plan's groups as ``select_lines`` reads them, and the needles of a line."""
+    """The plan's groups as ``select_lines`` reads them."""
 
     groups: tuple[GroupTable, ...]
-    folded: tuple[bytes, ...]
-    exact: tuple[bytes, ...]
-    #: Some group may select from any line: every line is looked at.
-    every: bool
     #: A needle holds a character an escape other than ``\\u``/``\\U`` spells (N-Triples
     #: ECHAR): a line with any escape is looked at whole.
     any_escape: bool
@@ -170,7 +166,6 @@ def prefilter(checks: Plan) -> Prefilter:
     """What ``select_lines`` needs to pick, from a block, the lines ``checks`` must see."""
     groups: list[GroupTable] = []
     line: set[tuple[str, bool]] = set()
-    every = False
     # In the order of Plan.groups: select_lines gives each line's groups as their bits.
     grouped = [(None, group) for group in checks.anywhere] + [
         (predicate, group) for predicate, found in checks.by_predicate.items() for group in found
@@ -197,9 +192,6 @@ def prefilter(checks: Plan) -> Prefilter:
             line |= found
         elif iri is not None:
             line.add((iri, False))
-        else:
-            every = True
-    folded, exact = _split(frozenset(line))
     spelled = set("\t\b\n\r\f\"'\\")
     any_escape = any(spelled & set(text) for text, _ in line) or any(
         spelled & set(group[0].decode()) for group in groups if group[0] is not None
@@ -214,4 +206,4 @@ def prefilter(checks: Plan) -> Prefilter:
             indexes[-1].append(-1 if test is None else count)
             count += test is not None
     probes = tuple(group.probe(found) for (_, group), found in zip(grouped, indexes, strict=True))
-    return Prefilter(tuple(groups), folded, exact, every, any_escape, tests, probes)
+    return Prefilter(tuple(groups), any_escape, tests, probes)
