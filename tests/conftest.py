@@ -28,6 +28,17 @@ SHARED = Path(os.environ.get("LDIDS_SHARED") or ROOT.parent / "shared")
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "shared: reads the corpora in ../shared (the LDIDS_SHARED setting)")
+    # The cache of derived plans (ldids.shacl.plan_cache) of the tests' own, not the user's;
+    # the processes they start read it too.
+    os.environ["LDIDS_CACHE_DIR"] = _CACHE
+    os.environ.pop("LDIDS_NO_CACHE", None)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(_CACHE, ignore_errors=True)
+
+
+_CACHE = tempfile.mkdtemp(prefix="ldids-cache-")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

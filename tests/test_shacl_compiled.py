@@ -7,9 +7,9 @@ import sys
 
 import pyoxigraph as ox
 import pytest
-from rdflib.plugins.sparql import prepareQuery
 
 from ldids.shacl import pyregex
+from ldids.shacl.algebra import parse_query
 from ldids.shacl.branch import query_branches
 from ldids.shacl.expression import (
     EvaluationError,
@@ -57,7 +57,7 @@ def test_replacement_strings() -> None:
 
 
 def _filter(text: str) -> object:
-    algebra = prepareQuery(f"SELECT * WHERE {{ ?s ?p ?o FILTER ({text}) }}").algebra
+    algebra = parse_query(f"SELECT * WHERE {{ ?s ?p ?o FILTER ({text}) }}")
     return algebra["p"]["p"]["expr"]
 
 

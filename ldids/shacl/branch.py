@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from rdflib.plugins.sparql import prepareQuery
-from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Literal, Node, Variable
 
 from ldids.passes.decision import evict_oldest_half
+from ldids.shacl import plan_cache
+from ldids.shacl.algebra import Op
 from ldids.shacl.expression import (
     EvaluationError,
     Expression,
@@ -190,7 +190,7 @@ def _pattern_term(term: Node) -> str | Term:
     return str(term) if isinstance(term, Variable) else from_rdflib(term)
 
 
-def _branches(node: CompValue) -> list[Branch]:
+def _branches(node: Op) -> list[Branch]:
     name = node.name
     if name in ("SelectQuery", "Distinct", "Project"):
         return _branches(node["p"])
@@ -215,7 +215,7 @@ def _branches(node: CompValue) -> list[Branch]:
 def _variables(expr: object, into: set[str]) -> None:
     if isinstance(expr, Variable):
         into.add(str(expr))
-    elif isinstance(expr, CompValue):
+    elif isinstance(expr, Op):
         for value in expr.values():
             _variables(value, into)
     elif isinstance(expr, list | tuple):
@@ -261,16 +261,16 @@ class KindTest(_PredicateTest):
 
 
 def _conjuncts(expr: object) -> list[object]:
-    if isinstance(expr, CompValue) and expr.name == "ConditionalAndExpression":
+    if isinstance(expr, Op) and expr.name == "ConditionalAndExpression":
         return [part for top in [expr["expr"], *(_others(expr))] for part in _conjuncts(top)]
     return [expr]
 
 
 def _required(expr: object, pattern: tuple[str | Term, ...]) -> Iterator[tuple[int, str]]:
     """A REGEX(STR(?v), "const") on a variable of the pattern: a necessary condition."""
-    if isinstance(expr, CompValue) and expr.name == "Builtin_REGEX" and "flags" not in expr:
+    if isinstance(expr, Op) and expr.name == "Builtin_REGEX" and "flags" not in expr:
         text, regex = expr["text"], expr["pattern"]
-        if isinstance(regex, Literal) and isinstance(text, CompValue) and text.name == "Builtin_STR":
+        if isinstance(regex, Literal) and isinstance(text, Op) and text.name == "Builtin_STR":
             name = str(text["arg"]) if isinstance(text["arg"], Variable) else None
             if name is not None and name in pattern:
                 yield pattern.index(name), str(regex)
@@ -284,7 +284,7 @@ def _implied(expr: object, binds: dict[str, object], pattern: tuple[str | Term, 
     third where it is false, an error where it is one (SPARQL 1.1 §17.4.1.2); a BIND that
     fails leaves ?v unbound, and ``!=`` on an unbound variable is an error, which makes the
     FILTER false (§17.2). None where no such test is found."""
-    if not (isinstance(expr, CompValue) and expr.name == "RelationalExpression" and expr["op"] == "!="):
+    if not (isinstance(expr, Op) and expr.name == "RelationalExpression" and expr["op"] == "!="):
         return None
     if expr["other"] != Literal("") or not isinstance(expr["expr"], Variable):
         return None
@@ -303,7 +303,7 @@ def _not_empty(
         if name not in binds or name in seen:
             return None
         return _not_empty(binds[name], binds, pattern, seen | {name})
-    if not (isinstance(expr, CompValue) and expr.name == "Builtin_IF"):
+    if not (isinstance(expr, Op) and expr.name == "Builtin_IF"):
         return None
     found: list[tuple[int, str]] = []
     if expr["arg2"] != Literal(""):
@@ -323,10 +323,10 @@ def _regex_test(expr: object, binds: dict[str, object], pattern: tuple[str | Ter
     """A ``REGEX(text, regex)`` with no flags, whose text is STR of a variable of the pattern
     (or the variable: REGEX takes only a string literal) and whose regex is a constant, each
     perhaps through a BIND: (the variable's position, the regex)."""
-    if not (isinstance(expr, CompValue) and expr.name == "Builtin_REGEX") or "flags" in expr:
+    if not (isinstance(expr, Op) and expr.name == "Builtin_REGEX") or "flags" in expr:
         return None
     text, regex = _through(expr["text"], binds), _through(expr["pattern"], binds)
-    if isinstance(text, CompValue) and text.name == "Builtin_STR":
+    if isinstance(text, Op) and text.name == "Builtin_STR":
         text = text["arg"]
     if not isinstance(regex, Literal) or not isinstance(text, Variable) or str(text) not in pattern:
         return None
@@ -343,7 +343,7 @@ def _through(expr: object, binds: dict[str, object]) -> object:
 
 
 def query_branches(text: str) -> list[Branch]:
-    branches = _branches(prepareQuery(text).algebra)
+    branches = _branches(plan_cache.query(text))
     for branch in branches:
         branch.compile()
     return branches

@@ -3,10 +3,10 @@
 A streamed check evaluates the FILTER and BIND expressions of the shapes' SPARQL targets on
 every statement that may give a focus node: too often for rdflib's evaluator, which walks
 the parsed expression at every call. :func:`compile_expression` turns rdflib's parsed form
-(its algebra, so the query is read by the same parser pyshacl reads it with) into a tree of
-closures, once. The functions compiled are those of SPARQL 1.1 §17.4 that act on one
-solution's terms; anything else raises :class:`UncompilableError` and the shape is checked by a
-whole-graph engine instead.
+(its algebra, so the query is read by the same parser pyshacl reads it with; as
+:mod:`ldids.shacl.algebra` copies it) into a tree of closures, once. The functions compiled
+are those of SPARQL 1.1 §17.4 that act on one solution's terms; anything else raises
+:class:`UncompilableError` and the shape is checked by a whole-graph engine instead.
 
 Values are pyoxigraph terms, with the literals expressions make kept as Python values:
 ``str`` a simple literal, ``int`` an ``xsd:integer``, ``bool`` an ``xsd:boolean``. An error
@@ -20,9 +20,9 @@ import operator
 from collections.abc import Callable
 
 import pyoxigraph as ox
-from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Literal, URIRef, Variable
 
+from ldids.shacl.algebra import Op
 from ldids.shacl.pyregex import UntranslatableError, replacer, to_python
 
 __all__ = [
@@ -58,10 +58,9 @@ class UncompilableError(Exception):
     """A part of an expression that has no compiled form here."""
 
 
-def others(expr: CompValue) -> list[object]:
+def others(expr: Op) -> list[object]:
     """The operands after the first of rdflib's && and || (none if it has one)."""
-    others = expr["other"] if "other" in expr else None  # noqa: SIM401 (CompValue.get fails on a missing key)
-    return list(others or [])
+    return list(expr.get("other") or [])
 
 
 def _fail(why: str) -> EvaluationError:
@@ -251,7 +250,7 @@ def compile_expression(expr: object) -> Expression:
                 raise _fail(f"?{name} is unbound") from None
 
         return variable
-    if not isinstance(expr, CompValue):
+    if not isinstance(expr, Op):
         value = constant(expr)
         return lambda solution: value
     name = expr.name
@@ -310,7 +309,7 @@ def _logical(conjunction: bool, operands: list[object]) -> Expression:
     return evaluate
 
 
-def _relational(expr: CompValue) -> Expression:
+def _relational(expr: Op) -> Expression:
     left = compile_expression(expr["expr"])
     op = expr["op"]
     if op in ("IN", "NOT IN"):
@@ -356,7 +355,7 @@ def kind_variable(expr: object) -> str | None:
             return False  # a variable's own value: its text counts
         if isinstance(node, list | tuple):
             return all(walk(item) for item in node)
-        if not isinstance(node, CompValue):
+        if not isinstance(node, Op):
             return True  # a constant
         if node.name in _OF_KIND:
             if not isinstance(node["arg"], Variable):

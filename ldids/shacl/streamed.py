@@ -31,6 +31,7 @@ away by one regular expression.
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -42,8 +43,9 @@ from rdflib.namespace import RDF, RDFS, SH
 from rdflib.term import Literal, Node, URIRef
 
 from ldids.passes.decision import evict_oldest_half
+from ldids.shacl import plan_cache
 from ldids.shacl.branch import MEMO_LIMIT, Branch, KindTest, query_branches
-from ldids.shacl.dfa import Automaton, UnsupportedError, search
+from ldids.shacl.dfa import UnsupportedError
 from ldids.shacl.expression import kind
 from ldids.shacl.pyregex import UntranslatableError, to_python
 from ldids.shacl.value import (
@@ -116,11 +118,6 @@ class _Group:
         self.tried: list[tuple[Rule, Callable[[Triple], bool] | None, PredicateTest | None]] = []
         #: The rules as :meth:`_take_direct` tries them, when it can.
         self.direct: list[_Direct] = []
-        #: Matches the text of a term (an IRI's, a literal's lexical form) the rules give
-        #: nothing for, whatever its kind (:func:`_nothing`); None if it cannot be written.
-        self.nothing: re.Pattern[str] | None = None
-        #: :attr:`nothing` as automata over UTF-8 bytes (:func:`_automata`), if it has them.
-        self.automata: tuple[tuple[Automaton, ...], ...] | None = None
         #: Its bit in the groups a line gives new keys to (:meth:`Plan.groups`).
         self.bit = -1
         #: What it gives by the kinds and equalities of a statement's terms (:func:`_signature`).
@@ -157,8 +154,13 @@ class _Group:
             find = regex.match if _anchored(regex) else regex.search
             direct.append((find, tuple(kind_test for _, kind_test in rule.branch.kind_tests), rule.shape, test))
         self.direct = direct
-        self.nothing = _nothing([(gate, shape) for gate, _, shape, _ in direct])
-        self.automata = None if self.nothing is None else _automata([(gate, shape) for gate, _, shape, _ in direct])
+
+    @functools.cached_property
+    def nothing(self) -> re.Pattern[str] | None:
+        """Matches the text of a term (an IRI's, a literal's lexical form) the rules give
+        nothing for, whatever its kind (:func:`_nothing`); None if it cannot be written.
+        Made when asked: a group whose rules are automata (:meth:`packed`) needs none."""
+        return _nothing([(gate, shape) for gate, _, shape, _ in self.direct]) if self.direct else None
 
     def _fresh(self, term: Term) -> tuple[tuple[PredicateTest | None, tuple[Finding, ...]], ...]:
         """What the rules find for a term not in the memo (:meth:`_take_direct`)."""
@@ -219,9 +221,9 @@ class _Group:
                 return None
             try:
                 # A gate Python's re cannot take is always false (_gate): none is the safe side.
-                gate_automaton = None if gate is None else search(to_python(gate[1])).packed()
+                gate_automaton = None if gate is None else plan_cache.packed(to_python(gate[1]))
                 alternatives: list[tuple[int | tuple[bytes, bytes], ...]] = [
-                    (least, most, *(search(regex).packed() for regex in regexes)) for least, most, regexes in ways
+                    (least, most, *(plan_cache.packed(regex) for regex in regexes)) for least, most, regexes in ways
                 ]
             except (UnsupportedError, UntranslatableError):
                 return None
@@ -276,19 +278,6 @@ def _nothing(rules: list[tuple[Callable[[str], object], _Shape]]) -> re.Pattern[
     return re.compile("".join(parts))
 
 
-def _automata(rules: list[tuple[Callable[[str], object], _Shape]]) -> tuple[tuple[Automaton, ...], ...] | None:
-    """:func:`_nothing` as automata (:mod:`ldids.shacl.dfa`): per rule, its gate's, then those
-    of its shape's patterns, each a search; the term gives nothing when, for each rule, the
-    gate's does not accept or every pattern's does. None where a regular expression has none."""
-    try:
-        return tuple(
-            (search(find.__self__), *(search(pattern_of(check)) for _, check in shape.checks))  # type: ignore[attr-defined]
-            for find, shape in rules
-        )
-    except UnsupportedError:
-        return None
-
-
 def _from_start(regex: re.Pattern[str]) -> str:
     """``regex`` as a part of a larger one, that matches at the start where it finds a match."""
     flags = "".join(letter for letter, flag in (("i", re.I), ("m", re.M), ("s", re.S)) if regex.flags & flag)
@@ -328,6 +317,7 @@ def _signature(group: _Group, predicate: Term | None) -> bytes | None:
     return bytes(table)
 
 
+@functools.cache
 def _anchored(regex: re.Pattern[str]) -> bool:
     """Does ``regex`` match at the start of a string only (a leading ``^``, no ``|`` outside groups)?"""
     parsed = re._parser.parse(regex.pattern, regex.flags)  # type: ignore[attr-defined]
@@ -559,4 +549,7 @@ def plan(shapes: Graph) -> Plan:
             result.by_predicate.setdefault(predicate, []).append(group)
     for index, group in enumerate(result.groups()):
         group.bit = 1 << index if index < 64 else -1
+        if group.signature is None:
+            group.packed()  # its automata, kept with the queries parsed for the next run
+    plan_cache.save()
     return result

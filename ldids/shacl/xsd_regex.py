@@ -18,14 +18,16 @@ ldids.errors.ShapesError: at character 3: a lazy or possessive quantifier is no 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from pyparsing import ParseResults
 from rdflib import Graph
 from rdflib.namespace import SH
-from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import URIRef, Variable
 
 from ldids.errors import ShapesError
+
+if TYPE_CHECKING:
+    from rdflib.plugins.sparql.parserutils import CompValue
 
 __all__ = ["check", "shape_patterns"]
 
@@ -221,6 +223,8 @@ def shape_patterns(graph: Graph) -> Iterator[tuple[str, str]]:
 
 def _leaf(node: object) -> object:
     """What an expression is when it is one term: a string, a variable, or the expression."""
+    from rdflib.plugins.sparql.parserutils import CompValue
+
     while isinstance(node, CompValue):
         if node.name == "literal":
             return str(node["string"])
@@ -231,6 +235,10 @@ def _leaf(node: object) -> object:
 
 
 def _collect(node: object, bound: dict[Variable, str], calls: list[CompValue]) -> None:
+    # Imported here: a streamed run reads no query with this parser (ldids.shacl.plan_cache).
+    from pyparsing import ParseResults
+    from rdflib.plugins.sparql.parserutils import CompValue
+
     if isinstance(node, CompValue):
         if node.name in ("Builtin_REGEX", "Builtin_REPLACE"):
             calls.append(node)
