@@ -200,7 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
         "validate",
         help="validate RDF with the shipped SHACL shapes (and yours)",
         description="Validate RDF against the SHACL shapes shipped with ldids and any --shapes files. "
-        "Exit 0 if it conforms, 1 if it does not, 2 if validation could not run (unreadable data or shapes).",
+        "Exit 0 if it conforms, 1 if it does not, 2 if validation could not run (unreadable data or shapes). "
+        "The streamed checks' parsed queries and automata are cached in $XDG_CACHE_HOME/ldids (else ~/.cache/ldids; "
+        "LDIDS_CACHE_DIR moves it, LDIDS_NO_CACHE=1 turns it off).",
     )
     validate.add_argument("inputs", nargs="+", metavar="DATA")
     validate.add_argument(
