@@ -2986,6 +2986,9 @@ typedef struct {
     const unsigned char *clean_term;
     Py_ssize_t clean_length;
     PyObject *clean_class;
+    /* The last term at the gate that holds no needle (the subject of many lines in a row). */
+    const unsigned char *passed_term;
+    Py_ssize_t passed_length;
     /* Or what the group gives by the kinds of the subject and object and which terms are
      * equal: 72 bytes, 1 where it gives nothing (ldids.shacl.streamed, _signature). */
     int signature;
@@ -3005,10 +3008,12 @@ static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *
     return 0;
 }
 
-/* The class of the line's predicate (what the tests of the predicate say of it, which the
- * Python side adds once it has seen the predicate; borrowed), or NULL if it has none yet. A few
- * predicates make most lines: the last ones found are compared first (the dict does not
- * change during a call, so what it holds stays alive). */
+/* The class of the line's predicate (what the tests of the predicate say of it; borrowed), or
+ * NULL if it has none yet: ``learn`` (or None) is asked of a predicate the dict does not hold
+ * while it holds fewer than ``limit``, else the Python side adds it once it has parsed a line
+ * with it (a block whose lines bring a new predicate, the links of a dump at its end, would
+ * reach Python whole otherwise). A few predicates make most lines: the last ones found are
+ * compared first (the dict only grows during a call, so what it holds stays alive). */
 typedef struct {
     const unsigned char *text;
     Py_ssize_t length;
@@ -3017,8 +3022,8 @@ typedef struct {
 
 #define CLASS_CACHE 16
 
-static int predicate_class(PyObject *classes, ClassCache *cache, const unsigned char *line, const Terms *terms,
-                           PyObject **class_of) {
+static int predicate_class(PyObject *classes, PyObject *learn, Py_ssize_t limit, ClassCache *cache,
+                           const unsigned char *line, const Terms *terms, PyObject **class_of) {
     const unsigned char *text = line + terms->start[1];
     Py_ssize_t length = terms->stop[1] - terms->start[1];
     ClassCache *slot = &cache[((size_t)length * 31 + text[length - 2] * 7 + text[length / 2]) % CLASS_CACHE];
@@ -3031,6 +3036,13 @@ static int predicate_class(PyObject *classes, ClassCache *cache, const unsigned 
         return -1;
     }
     PyObject *class = PyDict_GetItemWithError(classes, predicate);
+    if (class == NULL && !PyErr_Occurred() && learn != Py_None && PyDict_GET_SIZE(classes) < limit) {
+        PyObject *learnt = PyObject_CallOneArg(learn, predicate);
+        if (learnt != NULL && PyBytes_Check(learnt) && PyDict_SetItem(classes, predicate, learnt) == 0) {
+            class = learnt; /* the dict holds it */
+        }
+        Py_XDECREF(learnt);
+    }
     Py_DECREF(predicate);
     if (class == NULL || !PyBytes_Check(class)) {
         *class_of = NULL;
@@ -3610,11 +3622,11 @@ static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) 
 static PyObject *select_lines(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
-    PyObject *descriptions, *memo, *classes, *probes = Py_None;
+    PyObject *descriptions, *memo, *classes, *probes = Py_None, *learn = Py_None;
     int any_escape;
     Py_ssize_t memo_size;
-    if (!PyArg_ParseTuple(args, "y*O!pO!nO!|O", &data, &PyTuple_Type, &descriptions, &any_escape, &PyDict_Type,
-                          &memo, &memo_size, &PyDict_Type, &classes, &probes)) {
+    if (!PyArg_ParseTuple(args, "y*O!pO!nO!|OO", &data, &PyTuple_Type, &descriptions, &any_escape, &PyDict_Type,
+                          &memo, &memo_size, &PyDict_Type, &classes, &probes, &learn)) {
         return NULL;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(descriptions);
@@ -3683,16 +3695,28 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                 }
                 if (group->gate >= 0) {
                     const unsigned char *term = line + terms.start[group->gate];
+                    Py_ssize_t length = terms.stop[group->gate] - terms.start[group->gate];
                     /* A blank node has no text for a regular expression (SPARQL STR). */
-                    if (term[0] == '_' || !is_candidate(&group->needles, term, terms.stop[group->gate] - terms.start[group->gate])) {
+                    if (term[0] == '_' || (length == group->passed_length && group->passed_term != NULL &&
+                                           memcmp(term, group->passed_term, (size_t)length) == 0)) {
+                        continue;
+                    }
+                    if (!is_candidate(&group->needles, term, length)) {
+                        group->passed_term = term;
+                        group->passed_length = length;
                         continue;
                     }
                 }
                 PyObject *class = NULL;
-                if (group->with_predicate && predicate_class(classes, class_cache, line, &terms, &class) < 0) {
+                if (group->with_predicate && predicate_class(classes, learn, memo_size, class_cache, line, &terms, &class) < 0) {
                     goto done;
                 }
                 if (group->automata && group_clean(group, line, &terms, class)) {
+                    continue;
+                }
+                /* Before the key: a line the table says gives nothing costs no key (a group
+                 * whose results hang on its key alone gives the same for a line of a key seen). */
+                if (group->signature && signature_clean(group->probe, line, &terms)) {
                     continue;
                 }
                 int seen;
@@ -3700,9 +3724,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                     seen = 0; /* the line is parsed: the Python side learns its predicate */
                 } else if ((seen = group_seen(group, g, memo, memo_size, class, line, &terms)) < 0) {
                     goto done;
-                } else if (!seen && group->signature) {
-                    seen = signature_clean(group->probe, line, &terms);
-                } else if (!seen && !group->automata && group->probe != Py_None && group->gate >= 0) {
+                } else if (!seen && !group->automata && !group->signature && group->probe != Py_None && group->gate >= 0) {
                     seen = probe_clean(group, line, &terms);
                     if (seen < 0) {
                         goto done;
@@ -3764,7 +3786,7 @@ static PyMethodDef methods[] = {
      "joined_unique(lines, start=0, stop=len(lines)) -> (data, count): lines[start:stop] of sorted str lines, each\n"
      "once (not the line before start either), in UTF-8 (surrogatepass), each ended by LF"},
     {"select_lines", select_lines, METH_VARARGS,
-     "select_lines(data, groups, any_escape, memo, memo_size, classes, probes=None)\n"
+     "select_lines(data, groups, any_escape, memo, memo_size, classes, probes=None, learn=None)\n"
      "-> (statements, selected, indexes, masks)\n\n"
      "The lines of a block the streamed checks of shapes must see, joined (each ends with LF), and\n"
      "their indexes in the block (counted in LFs), and for each the groups (bit g for group g) whose\n"
