@@ -3376,19 +3376,27 @@ static Packed *packed_init(PyObject *rules) {
  * byte side by side, wait for theirs at once. One that reaches a state every byte leads back
  * to (flag 4, stopping_rows) has its answer, and stops. */
 static void run_together(Packed *packed, int position, const unsigned char *text, Py_ssize_t length) {
+    /* The live automata's tables and states in locals: nothing written during the run may
+     * change them, and the compiler knows it (a write through packed->accepts could, it must
+     * assume, change what a Dfa holds). */
+    const uint16_t *class_of[TOGETHER];
+    const uint32_t *rows[TOGETHER];
+    uint32_t flags[TOGETHER], row[TOGETHER];
     int live[TOGETHER], count = 0;
-    uint32_t row[TOGETHER];
     for (int d = 0; d <= packed->dfa_count; d++) {
         if (d < packed->dfa_count && !(packed->asked[d] && packed->dfas[d].position == position)) {
             continue;
         }
         if (d < packed->dfa_count) {
             const Dfa *dfa = &packed->dfas[d];
-            uint32_t flags = dfa->rows[dfa->flags];
-            if (flags & 4) {
-                packed->accepts[d] = flags >> 3 & 1;
+            uint32_t first = dfa->rows[dfa->flags];
+            if (first & 4) {
+                packed->accepts[d] = first >> 3 & 1;
                 continue;
             }
+            class_of[count] = dfa->class_of;
+            rows[count] = dfa->rows;
+            flags[count] = dfa->flags;
             live[count] = d;
             row[count++] = 0;
             if (count < TOGETHER) {
@@ -3399,13 +3407,15 @@ static void run_together(Packed *packed, int position, const unsigned char *text
         for (Py_ssize_t i = 0; i < length && count > 0; i++) {
             unsigned char symbol = text[i];
             for (int k = 0; k < count;) {
-                const Dfa *dfa = &packed->dfas[live[k]];
-                uint32_t next = dfa->rows[row[k] + dfa->class_of[symbol]];
+                uint32_t next = rows[k][row[k] + class_of[k][symbol]];
                 /* Only a state that leads back to itself may be one of those: its flags are
                  * looked at then, not at every step (the look-up would wait on the step's). */
-                if (next == row[k] && dfa->rows[next + dfa->flags] & 4) {
-                    packed->accepts[live[k]] = dfa->rows[next + dfa->flags] >> 3 & 1;
+                if (next == row[k] && rows[k][next + flags[k]] & 4) {
+                    packed->accepts[live[k]] = rows[k][next + flags[k]] >> 3 & 1;
                     count--;
+                    class_of[k] = class_of[count];
+                    rows[k] = rows[count];
+                    flags[k] = flags[count];
                     live[k] = live[count];
                     row[k] = row[count];
                 } else {
@@ -3414,8 +3424,7 @@ static void run_together(Packed *packed, int position, const unsigned char *text
             }
         }
         for (int k = 0; k < count; k++) {
-            const Dfa *dfa = &packed->dfas[live[k]];
-            packed->accepts[live[k]] = dfa->rows[dfa->rows[row[k] + dfa->class_of[256]] + dfa->flags] & 1;
+            packed->accepts[live[k]] = rows[k][rows[k][row[k] + class_of[k][256]] + flags[k]] & 1;
         }
         count = 0;
     }
