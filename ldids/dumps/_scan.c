@@ -2986,9 +2986,14 @@ typedef struct {
     const unsigned char *clean_term;
     Py_ssize_t clean_length;
     PyObject *clean_class;
+    /* The last term at the gate that holds no needle (the subject of many lines in a row). */
+    const unsigned char *passed_term;
+    Py_ssize_t passed_length;
     /* Or what the group gives by the kinds of the subject and object and which terms are
      * equal: 72 bytes, 1 where it gives nothing (ldids.shacl.streamed, _signature). */
     int signature;
+    /* The automata read out of their tuples once per call (packed_init), or NULL. */
+    struct Packed *packed;
 } Group;
 
 static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *line, const Terms *terms, int index) {
@@ -3003,10 +3008,12 @@ static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *
     return 0;
 }
 
-/* The class of the line's predicate (what the tests of the predicate say of it, which the
- * Python side adds once it has seen the predicate; borrowed), or NULL if it has none yet. A few
- * predicates make most lines: the last ones found are compared first (the dict does not
- * change during a call, so what it holds stays alive). */
+/* The class of the line's predicate (what the tests of the predicate say of it; borrowed), or
+ * NULL if it has none yet: ``learn`` (or None) is asked of a predicate the dict does not hold
+ * while it holds fewer than ``limit``, else the Python side adds it once it has parsed a line
+ * with it (a block whose lines bring a new predicate, the links of a dump at its end, would
+ * reach Python whole otherwise). A few predicates make most lines: the last ones found are
+ * compared first (the dict only grows during a call, so what it holds stays alive). */
 typedef struct {
     const unsigned char *text;
     Py_ssize_t length;
@@ -3015,8 +3022,8 @@ typedef struct {
 
 #define CLASS_CACHE 16
 
-static int predicate_class(PyObject *classes, ClassCache *cache, const unsigned char *line, const Terms *terms,
-                           PyObject **class_of) {
+static int predicate_class(PyObject *classes, PyObject *learn, Py_ssize_t limit, ClassCache *cache,
+                           const unsigned char *line, const Terms *terms, PyObject **class_of) {
     const unsigned char *text = line + terms->start[1];
     Py_ssize_t length = terms->stop[1] - terms->start[1];
     ClassCache *slot = &cache[((size_t)length * 31 + text[length - 2] * 7 + text[length / 2]) % CLASS_CACHE];
@@ -3029,6 +3036,13 @@ static int predicate_class(PyObject *classes, ClassCache *cache, const unsigned 
         return -1;
     }
     PyObject *class = PyDict_GetItemWithError(classes, predicate);
+    if (class == NULL && !PyErr_Occurred() && learn != Py_None && PyDict_GET_SIZE(classes) < limit) {
+        PyObject *learnt = PyObject_CallOneArg(learn, predicate);
+        if (learnt != NULL && PyBytes_Check(learnt) && PyDict_SetItem(classes, predicate, learnt) == 0) {
+            class = learnt; /* the dict holds it */
+        }
+        Py_XDECREF(learnt);
+    }
     Py_DECREF(predicate);
     if (class == NULL || !PyBytes_Check(class)) {
         *class_of = NULL;
@@ -3174,22 +3188,6 @@ bad:
     return -2;
 }
 
-/* Does the automaton accept the text? Bit 1 of a state's flags: it accepts; bit 2: every
- * symbol leads back to it, so the answer is known. */
-static int automaton_accepts(PyObject *automaton, const unsigned char *text, Py_ssize_t length) {
-    const uint16_t *class_of = (const uint16_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 0));
-    const uint32_t *rows = (const uint32_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 1));
-    size_t flags = (size_t)class_of[256] + 1; /* the end marker's class is the last; then the flags */
-    uint32_t row = 0;
-    for (Py_ssize_t i = 0; i < length; i++) {
-        if (rows[row + flags] & 2) {
-            return rows[row + flags] & 1;
-        }
-        row = rows[row + class_of[text[i]]];
-    }
-    return rows[rows[row + class_of[256]] + flags] & 1;
-}
-
 /* The text of a term of the line: an IRI's, or a literal's lexical form, which a term with no
  * escape holds as they are (N-Triples [8], [9]). 0 for a blank node or a term with an escape. */
 static int term_text(const unsigned char *line, const Terms *terms, int index, const unsigned char **text,
@@ -3224,45 +3222,278 @@ static Py_ssize_t characters(const unsigned char *text, Py_ssize_t length) {
     return count;
 }
 
+/* A group's rules as automata (Group.automata), read out of their tuples once per call of
+ * select_lines: the tuples are asked nothing per line, and the automata that read one term
+ * run over its text together (run_together). */
+typedef struct {
+    const uint16_t *class_of; /* the class of each of the 257 symbols */
+    const uint32_t *rows;
+    uint32_t flags; /* where a row's flags are: after the end marker's class, the last */
+    int position;   /* the term whose text it reads */
+} Dfa;
+
+typedef struct {
+    Py_ssize_t test; /* the index of its test of the predicate in a predicate's class, or -1 */
+    int gate;        /* its gate's Dfa, or -1 */
+    int focus;       /* the position of the focus node */
+    int first_way, way_count;
+} PackedRule;
+
+typedef struct {
+    Py_ssize_t least, most; /* sh:minLength, sh:maxLength */
+    int first, count;       /* its Dfas, each of which must accept */
+} PackedWay;
+
+typedef struct Packed {
+    Dfa *dfas;
+    PackedRule *rules;
+    PackedWay *ways;
+    int dfa_count, rule_count;
+    /* Per Dfa, for one line: asked (1), and whether it accepts the text. */
+    unsigned char *asked, *accepts;
+} Packed;
+
+/* Per table of rows, a copy in which a state that every byte leads back to has flag 4, and
+ * flag 8 if the end marker then leads to a state that accepts: once there, the rest of the
+ * text changes nothing, and the answer is known. Flag 2 (every symbol, the end marker too)
+ * marks only the states past a match of a search; one past a failed match of an anchored
+ * expression goes on with every byte, and only the end marker leaves it. Made once per
+ * table (the tables live as long as the plan: a dict holds both). */
+static PyObject *stopping_tables = NULL;
+
+static const uint32_t *stopping_rows(PyObject *automaton) {
+    PyObject *classes = PyTuple_GET_ITEM(automaton, 0), *table = PyTuple_GET_ITEM(automaton, 1);
+    if (stopping_tables == NULL && (stopping_tables = PyDict_New()) == NULL) {
+        return NULL;
+    }
+    PyObject *found = PyDict_GetItemWithError(stopping_tables, table);
+    if (found == NULL) {
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        if (PyDict_GET_SIZE(stopping_tables) >= 1024) {
+            PyDict_Clear(stopping_tables); /* a process that plans shapes after shapes */
+        }
+        found = PyBytes_FromStringAndSize(PyBytes_AS_STRING(table), PyBytes_GET_SIZE(table));
+        if (found == NULL || PyDict_SetItem(stopping_tables, table, found) < 0) {
+            Py_XDECREF(found);
+            return NULL;
+        }
+        Py_DECREF(found); /* the dict holds it */
+        const uint16_t *class_of = (const uint16_t *)PyBytes_AS_STRING(classes);
+        uint32_t *rows = (uint32_t *)PyBytes_AS_STRING(found);
+        size_t end = class_of[256], width = end + 2, size = (size_t)PyBytes_GET_SIZE(found) / sizeof(uint32_t);
+        for (size_t row = 0; row < size; row += width) {
+            size_t c = 0;
+            while (c < end && rows[row + c] == row) {
+                c++; /* the classes before the end marker's are those of the bytes */
+            }
+            if (c == end) {
+                rows[row + end + 1] |= 4 | (rows[rows[row + end] + end + 1] & 1) << 3;
+            }
+        }
+    }
+    return (const uint32_t *)PyBytes_AS_STRING(found);
+}
+
+static int dfa_of(Dfa *dfa, PyObject *automaton, int position) {
+    dfa->class_of = (const uint16_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(automaton, 0));
+    dfa->rows = stopping_rows(automaton);
+    dfa->flags = (uint32_t)dfa->class_of[256] + 1;
+    dfa->position = position;
+    return dfa->rows == NULL ? -1 : 0;
+}
+
+/* The rules (checked by automata_init) read out, or NULL (an error set). */
+static Packed *packed_init(PyObject *rules) {
+    Py_ssize_t rule_count = PyTuple_GET_SIZE(rules), way_count = 0, dfa_count = 0;
+    for (Py_ssize_t r = 0; r < rule_count; r++) {
+        PyObject *rule = PyTuple_GET_ITEM(rules, r), *ways = PyTuple_GET_ITEM(rule, 4);
+        dfa_count += PyTuple_GET_ITEM(rule, 2) != Py_None;
+        way_count += PyTuple_GET_SIZE(ways);
+        for (Py_ssize_t w = 0; w < PyTuple_GET_SIZE(ways); w++) {
+            dfa_count += PyTuple_GET_SIZE(PyTuple_GET_ITEM(ways, w)) - 2;
+        }
+    }
+    if (dfa_count > INT_MAX / 2 || rule_count > INT_MAX / 2 || way_count > INT_MAX / 2) {
+        PyErr_SetString(PyExc_ValueError, "too many automata");
+        return NULL;
+    }
+    size_t size = sizeof(Packed) + (size_t)dfa_count * (sizeof(Dfa) + 2) + (size_t)rule_count * sizeof(PackedRule) +
+                  (size_t)way_count * sizeof(PackedWay);
+    Packed *packed = PyMem_Calloc(1, size + 16);
+    if (packed == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    /* One allocation: the arrays follow the header, the widest first. */
+    packed->dfas = (Dfa *)(packed + 1);
+    packed->rules = (PackedRule *)(packed->dfas + dfa_count);
+    packed->ways = (PackedWay *)(packed->rules + rule_count);
+    packed->asked = (unsigned char *)(packed->ways + way_count);
+    packed->accepts = packed->asked + dfa_count;
+    packed->rule_count = (int)rule_count;
+    int dfa = 0, way_at = 0;
+    for (Py_ssize_t r = 0; r < rule_count; r++) {
+        PyObject *rule = PyTuple_GET_ITEM(rules, r), *ways = PyTuple_GET_ITEM(rule, 4);
+        PackedRule *packed_rule = &packed->rules[r];
+        packed_rule->test = PyLong_AsSsize_t(PyTuple_GET_ITEM(rule, 0));
+        packed_rule->focus = (int)PyLong_AsLong(PyTuple_GET_ITEM(rule, 3));
+        packed_rule->gate = -1;
+        if (PyTuple_GET_ITEM(rule, 2) != Py_None) {
+            packed_rule->gate = dfa;
+            if (dfa_of(&packed->dfas[dfa++], PyTuple_GET_ITEM(rule, 2), (int)PyLong_AsLong(PyTuple_GET_ITEM(rule, 1))) < 0) {
+                break;
+            }
+        }
+        packed_rule->first_way = way_at;
+        packed_rule->way_count = (int)PyTuple_GET_SIZE(ways);
+        for (Py_ssize_t w = 0; w < PyTuple_GET_SIZE(ways); w++) {
+            PyObject *way = PyTuple_GET_ITEM(ways, w);
+            PackedWay *packed_way = &packed->ways[way_at++];
+            packed_way->least = PyLong_AsSsize_t(PyTuple_GET_ITEM(way, 0));
+            packed_way->most = PyLong_AsSsize_t(PyTuple_GET_ITEM(way, 1));
+            packed_way->first = dfa;
+            packed_way->count = (int)PyTuple_GET_SIZE(way) - 2;
+            for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(way) && !PyErr_Occurred(); k++) {
+                dfa_of(&packed->dfas[dfa++], PyTuple_GET_ITEM(way, k), packed_rule->focus);
+            }
+        }
+    }
+    packed->dfa_count = dfa;
+    if (PyErr_Occurred()) {
+        PyMem_Free(packed);
+        return NULL;
+    }
+    return packed;
+}
+
+#define TOGETHER 32
+
+/* Runs the asked Dfas that read ``position`` over the text, together, and says whether each
+ * accepts it (flag 1 of the state the end marker leads to): a state's next one hangs on the
+ * state before, so one automaton waits for each look-up in its table; several, run byte by
+ * byte side by side, wait for theirs at once. One that reaches a state every byte leads back
+ * to (flag 4, stopping_rows) has its answer, and stops. */
+static void run_together(Packed *packed, int position, const unsigned char *text, Py_ssize_t length) {
+    /* The live automata's tables and states in locals: nothing written during the run may
+     * change them, and the compiler knows it (a write through packed->accepts could, it must
+     * assume, change what a Dfa holds). */
+    const uint16_t *class_of[TOGETHER];
+    const uint32_t *rows[TOGETHER];
+    uint32_t flags[TOGETHER], row[TOGETHER];
+    int live[TOGETHER], count = 0;
+    for (int d = 0; d <= packed->dfa_count; d++) {
+        if (d < packed->dfa_count && !(packed->asked[d] && packed->dfas[d].position == position)) {
+            continue;
+        }
+        if (d < packed->dfa_count) {
+            const Dfa *dfa = &packed->dfas[d];
+            uint32_t first = dfa->rows[dfa->flags];
+            if (first & 4) {
+                packed->accepts[d] = first >> 3 & 1;
+                continue;
+            }
+            class_of[count] = dfa->class_of;
+            rows[count] = dfa->rows;
+            flags[count] = dfa->flags;
+            live[count] = d;
+            row[count++] = 0;
+            if (count < TOGETHER) {
+                continue;
+            }
+        }
+        /* A full set, or the last one: run it. */
+        for (Py_ssize_t i = 0; i < length && count > 0; i++) {
+            unsigned char symbol = text[i];
+            for (int k = 0; k < count;) {
+                uint32_t next = rows[k][row[k] + class_of[k][symbol]];
+                /* Only a state that leads back to itself may be one of those: its flags are
+                 * looked at then, not at every step (the look-up would wait on the step's). */
+                if (next == row[k] && rows[k][next + flags[k]] & 4) {
+                    packed->accepts[live[k]] = rows[k][next + flags[k]] >> 3 & 1;
+                    count--;
+                    class_of[k] = class_of[count];
+                    rows[k] = rows[count];
+                    flags[k] = flags[count];
+                    live[k] = live[count];
+                    row[k] = row[count];
+                } else {
+                    row[k++] = next;
+                }
+            }
+        }
+        for (int k = 0; k < count; k++) {
+            packed->accepts[live[k]] = rows[k][rows[k][row[k] + class_of[k][256]] + flags[k]] & 1;
+        }
+        count = 0;
+    }
+}
+
 /* Do the group's rules give nothing for the statement (Group.automata)? For each rule: its
  * test of the predicate fails, or its gate does not accept the text of the term there, or one
  * of the ways its shape's checks hold on the focus node's text does. Where a text cannot be
  * read here (a blank node, an escape), the answer is the safe one: the rule may give. */
-static int automata_clean(PyObject *rules, const unsigned char *line, const Terms *terms, PyObject *class) {
-    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
-        PyObject *rule = PyTuple_GET_ITEM(rules, r);
-        /* A rule whose test of the predicate fails gives nothing on this statement. */
-        Py_ssize_t test = PyLong_AsSsize_t(PyTuple_GET_ITEM(rule, 0));
-        if (test >= 0 && class != NULL && test < PyBytes_GET_SIZE(class) && PyBytes_AS_STRING(class)[test] == 0) {
+static int automata_clean(Packed *packed, const unsigned char *line, const Terms *terms, PyObject *class) {
+    /* The rules a failed test of the predicate turns away, and the automata of the others. */
+    int on = 0, positions = 0;
+    memset(packed->asked, 0, (size_t)packed->dfa_count);
+    for (int r = 0; r < packed->rule_count; r++) {
+        const PackedRule *rule = &packed->rules[r];
+        if (rule->test >= 0 && class != NULL && rule->test < PyBytes_GET_SIZE(class) &&
+            PyBytes_AS_STRING(class)[rule->test] == 0) {
             continue;
         }
-        const unsigned char *text;
-        Py_ssize_t length;
-        PyObject *gate = PyTuple_GET_ITEM(rule, 2);
-        if (gate != Py_None && term_text(line, terms, (int)PyLong_AsLong(PyTuple_GET_ITEM(rule, 1)), &text, &length) &&
-            !automaton_accepts(gate, text, length)) {
+        on = 1;
+        if (rule->gate >= 0) {
+            packed->asked[rule->gate] = 1;
+            positions |= 1 << packed->dfas[rule->gate].position;
+        }
+        if (rule->way_count > 0) {
+            const PackedWay *last = &packed->ways[rule->first_way + rule->way_count - 1];
+            memset(packed->asked + packed->ways[rule->first_way].first, 1,
+                   (size_t)(last->first + last->count - packed->ways[rule->first_way].first));
+            positions |= 1 << rule->focus;
+        }
+    }
+    if (!on) {
+        return 1;
+    }
+    const unsigned char *texts[3];
+    Py_ssize_t lengths[3];
+    int readable = 0;
+    for (int position = 0; position < 3; position++) {
+        if (positions >> position & 1 && term_text(line, terms, position, &texts[position], &lengths[position])) {
+            readable |= 1 << position;
+            run_together(packed, position, texts[position], lengths[position]);
+        }
+    }
+    for (int r = 0; r < packed->rule_count; r++) {
+        const PackedRule *rule = &packed->rules[r];
+        if (rule->test >= 0 && class != NULL && rule->test < PyBytes_GET_SIZE(class) &&
+            PyBytes_AS_STRING(class)[rule->test] == 0) {
             continue;
         }
-        if (!term_text(line, terms, (int)PyLong_AsLong(PyTuple_GET_ITEM(rule, 3)), &text, &length)) {
+        if (rule->gate >= 0 && readable >> packed->dfas[rule->gate].position & 1 && !packed->accepts[rule->gate]) {
+            continue;
+        }
+        if (!(readable >> rule->focus & 1)) {
             return 0;
         }
-        PyObject *ways = PyTuple_GET_ITEM(rule, 4);
-        Py_ssize_t count = -1;
+        Py_ssize_t count = -1, length = lengths[rule->focus];
         int holds = 0;
-        for (Py_ssize_t w = 0; w < PyTuple_GET_SIZE(ways) && !holds; w++) {
-            PyObject *way = PyTuple_GET_ITEM(ways, w);
-            Py_ssize_t least = PyLong_AsSsize_t(PyTuple_GET_ITEM(way, 0));
-            Py_ssize_t most = PyLong_AsSsize_t(PyTuple_GET_ITEM(way, 1));
-            if (least > 0 || most < length) {
+        for (int w = rule->first_way; w < rule->first_way + rule->way_count && !holds; w++) {
+            const PackedWay *way = &packed->ways[w];
+            if (way->least > 0 || way->most < length) {
                 /* A character is 1 to 4 bytes: the count is needed only between the two. */
-                count = count >= 0 ? count : characters(text, length);
-                if (count < least || count > most) {
+                count = count >= 0 ? count : characters(texts[rule->focus], length);
+                if (count < way->least || count > way->most) {
                     continue;
                 }
             }
             holds = 1;
-            for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(way) && holds; k++) {
-                holds = automaton_accepts(PyTuple_GET_ITEM(way, k), text, length);
+            for (int k = way->first; k < way->first + way->count && holds; k++) {
+                holds = packed->accepts[k];
             }
         }
         if (!holds) {
@@ -3324,7 +3555,7 @@ static int group_clean(Group *group, const unsigned char *line, const Terms *ter
             memcmp(group->clean_term, term, (size_t)length) == 0) {
             return 1;
         }
-        if (!automata_clean(group->probe, line, terms, class)) {
+        if (!automata_clean(group->packed, line, terms, class)) {
             return 0;
         }
         group->clean_term = term;
@@ -3332,7 +3563,7 @@ static int group_clean(Group *group, const unsigned char *line, const Terms *ter
         group->clean_class = class;
         return 1;
     }
-    return automata_clean(group->probe, line, terms, class);
+    return automata_clean(group->packed, line, terms, class);
 }
 
 /* The probes whose automata were last looked through (a strong reference): a run passes the
@@ -3358,7 +3589,7 @@ static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) 
         group->clean_term = NULL;
         if (group->automata) {
             group->reads = automata_init(group->probe, tables);
-            if (group->reads < -1) {
+            if (group->reads < -1 || (group->packed = packed_init(group->probe)) == NULL) {
                 return -1;
             }
         } else if (group->probe != Py_None && !group->signature && !PyCallable_Check(group->probe)) {
@@ -3400,15 +3631,15 @@ static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) 
 static PyObject *select_lines(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
-    PyObject *descriptions, *memo, *classes, *probes = Py_None;
+    PyObject *descriptions, *memo, *classes, *probes = Py_None, *learn = Py_None;
     int any_escape;
     Py_ssize_t memo_size;
-    if (!PyArg_ParseTuple(args, "y*O!pO!nO!|O", &data, &PyTuple_Type, &descriptions, &any_escape, &PyDict_Type,
-                          &memo, &memo_size, &PyDict_Type, &classes, &probes)) {
+    if (!PyArg_ParseTuple(args, "y*O!pO!nO!|OO", &data, &PyTuple_Type, &descriptions, &any_escape, &PyDict_Type,
+                          &memo, &memo_size, &PyDict_Type, &classes, &probes, &learn)) {
         return NULL;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(descriptions);
-    Group *groups = count > 0 && count < 256 ? PyMem_Malloc((size_t)count * sizeof(Group)) : NULL;
+    Group *groups = count > 0 && count < 256 ? PyMem_Calloc((size_t)count, sizeof(Group)) : NULL;
     PyObject *indexes = PyList_New(0), *masks = PyList_New(0), *result = NULL;
     Buffer out = {NULL, NULL, 0, 0, 0};
     if (count == 0 || count >= 256 || memo_size < 1) {
@@ -3473,16 +3704,28 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                 }
                 if (group->gate >= 0) {
                     const unsigned char *term = line + terms.start[group->gate];
+                    Py_ssize_t length = terms.stop[group->gate] - terms.start[group->gate];
                     /* A blank node has no text for a regular expression (SPARQL STR). */
-                    if (term[0] == '_' || !is_candidate(&group->needles, term, terms.stop[group->gate] - terms.start[group->gate])) {
+                    if (term[0] == '_' || (length == group->passed_length && group->passed_term != NULL &&
+                                           memcmp(term, group->passed_term, (size_t)length) == 0)) {
+                        continue;
+                    }
+                    if (!is_candidate(&group->needles, term, length)) {
+                        group->passed_term = term;
+                        group->passed_length = length;
                         continue;
                     }
                 }
                 PyObject *class = NULL;
-                if (group->with_predicate && predicate_class(classes, class_cache, line, &terms, &class) < 0) {
+                if (group->with_predicate && predicate_class(classes, learn, memo_size, class_cache, line, &terms, &class) < 0) {
                     goto done;
                 }
                 if (group->automata && group_clean(group, line, &terms, class)) {
+                    continue;
+                }
+                /* Before the key: a line the table says gives nothing costs no key (a group
+                 * whose results hang on its key alone gives the same for a line of a key seen). */
+                if (group->signature && signature_clean(group->probe, line, &terms)) {
                     continue;
                 }
                 int seen;
@@ -3490,9 +3733,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                     seen = 0; /* the line is parsed: the Python side learns its predicate */
                 } else if ((seen = group_seen(group, g, memo, memo_size, class, line, &terms)) < 0) {
                     goto done;
-                } else if (!seen && group->signature) {
-                    seen = signature_clean(group->probe, line, &terms);
-                } else if (!seen && !group->automata && group->probe != Py_None && group->gate >= 0) {
+                } else if (!seen && !group->automata && !group->signature && group->probe != Py_None && group->gate >= 0) {
                     seen = probe_clean(group, line, &terms);
                     if (seen < 0) {
                         goto done;
@@ -3536,6 +3777,9 @@ done:
     Py_XDECREF(out.object);
     Py_XDECREF(indexes);
     Py_XDECREF(masks);
+    for (Py_ssize_t g = 0; groups != NULL && g < count; g++) {
+        PyMem_Free(groups[g].packed);
+    }
     PyMem_Free(groups);
     PyBuffer_Release(&data);
     return result;
@@ -3551,7 +3795,7 @@ static PyMethodDef methods[] = {
      "joined_unique(lines, start=0, stop=len(lines)) -> (data, count): lines[start:stop] of sorted str lines, each\n"
      "once (not the line before start either), in UTF-8 (surrogatepass), each ended by LF"},
     {"select_lines", select_lines, METH_VARARGS,
-     "select_lines(data, groups, any_escape, memo, memo_size, classes, probes=None)\n"
+     "select_lines(data, groups, any_escape, memo, memo_size, classes, probes=None, learn=None)\n"
      "-> (statements, selected, indexes, masks)\n\n"
      "The lines of a block the streamed checks of shapes must see, joined (each ends with LF), and\n"
      "their indexes in the block (counted in LFs), and for each the groups (bit g for group g) whose\n"

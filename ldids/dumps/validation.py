@@ -88,6 +88,7 @@ def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[in
         MEMO_LIMIT,
         classes,
         sieve.probes,
+        sieve.written_class if sieve.tests else None,
     )
     numbers = [first_line + index for index in indexes]
 

@@ -27,6 +27,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+import pyoxigraph as ox
+
 from ldids.shacl.streamed import Plan, PredicateTest, Probe
 from ldids.shacl.value import Term
 
@@ -154,6 +156,16 @@ class Prefilter:
     def predicate_class(self, predicate: Term) -> tuple[bytes, bytes]:
         """(the predicate as an N-Triples IRI, what the tests say of it), for ``select_lines``."""
         return f"<{predicate.value}>".encode(), bytes(test(predicate) for test in self.tests)
+
+    def written_class(self, written: bytes) -> bytes | None:
+        """What the tests say of a predicate written as an N-Triples IRI with no escape (as
+        ``select_lines`` asks of a new one: a line with a ``\\u`` is looked at whole), or None
+        for a text pyoxigraph takes for no IRI (the line is then parsed, and reported)."""
+        try:
+            predicate = ox.NamedNode(written[1:-1].decode())
+        except ValueError:
+            return None
+        return bytes(test(predicate) for test in self.tests)
 
 
 def _split(found: Needles) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
