@@ -12,6 +12,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -378,6 +379,50 @@ def test_a_full_table_takes_no_more_and_loses_nothing_it_took() -> None:
     taken = [key for key in (f"<k{i}>".encode() for i in range(500)) if table.add(key, b"\x00" + key)]
     assert 50 <= len(taken) == len(table) < 500
     assert all(table.get(key) == b"\x00" + key for key in taken)
+
+
+@shared_only
+def test_a_table_whose_entries_fill_its_bytes_first_still_takes_what_fits() -> None:
+    """Long keys fill the table's bytes before its slots: a long key is refused from then
+    on, a short one that still fits is taken, and every key taken reads back."""
+    from ldids.dumps._scan import SharedDecisions
+
+    table = SharedDecisions(("handle",), 50)  # 50 * 128 bytes for entries
+    long_keys = [f"<{i:04}{'x' * 600}>".encode() for i in range(40)]
+    taken = [key for key in long_keys if table.add(key, b"\x00" + key)]
+    assert 1 <= len(taken) < len(long_keys)
+    assert not table.add(b"<" + b"y" * 900 + b">", b"\x00<y>")
+    assert table.add(b"<s>", b"\x00<s>")
+    assert len(table) == len(taken) + 1
+    assert all(table.get(key) == b"\x00" + key for key in taken)
+    assert table.get(b"<s>") == b"\x00<s>"
+
+
+@shared_only
+def test_processes_racing_to_fill_a_table_lose_nothing_it_took() -> None:
+    from ldids.dumps._scan import SharedDecisions
+
+    table = SharedDecisions(("handle",), 200)
+    keys = [f"<k{i}{'z' * (i % 7 * 40)}>".encode() for i in range(2000)]
+    children = []
+    for start in (0, 1):
+        pid = os.fork()
+        if pid == 0:  # the two add interleaved keys until far past the table's bytes
+            for key in keys[start::2]:
+                table.add(key, b"\x00" + key)
+            os._exit(0)
+        children.append(pid)
+    assert all(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0 for pid in children)
+    found = [key for key in keys if _shared_value(table, key) is not None]
+    assert 0 < len(found) == len(table) < len(keys)
+    assert all(table.get(key) == b"\x00" + key for key in found)
+
+
+def _shared_value(table: Any, key: bytes) -> Any:
+    try:
+        return table.get(key)
+    except KeyError:
+        return None
 
 
 @shared_only
