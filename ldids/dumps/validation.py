@@ -265,6 +265,7 @@ def shipped_checks(max_results: int | None = None) -> Streamed:
     # A plan of its own, made before the workers fork (they have it then): a plan remembers
     # the terms it has checked, and passes over them, as their results were given already.
     _PLAN = _shipped_plan()
+    _selection(_PLAN)  # the automata packed once here, not again in every worker
     return Streamed(Verdict(True), not_streamable=_PLAN.not_streamable, max_results=max_results)
 
 
@@ -315,6 +316,7 @@ def validate_dump(
     global _PLAN
     checks = plan(shapes)
     _PLAN = checks
+    _selection(checks)  # the automata packed once here, not again in every worker
     run = Streamed(Verdict(True), not_streamable=checks.not_streamable, max_results=max_results)
     pool = None
     with ExitStack() as stack:
