@@ -45,3 +45,18 @@ def scan_block(
     /,
 ) -> tuple[bytes | bytearray, int, int, int, int, dict[Any, int], list[tuple[int, Any]]]:
     """``tables``: an ldids.dumps.stream.ScanTables."""
+
+def select_lines(
+    data: bytes | bytearray | memoryview,
+    groups: tuple[Any, ...],
+    any_escape: bool,
+    memo: dict[bytes, None],
+    memo_size: int,
+    classes: dict[bytes, bytes],
+    probes: Any = None,
+    learn: Callable[[bytes], bytes] | None = None,
+    trusted: bool = False,
+    /,
+) -> tuple[int, bytes, list[int], list[int]]:
+    """The lines of a block the streamed checks must see (ldids/shacl/prefilter.py); ``trusted``:
+    the block is ldids normalize's output, its statements valid, their terms only told apart."""

@@ -58,7 +58,9 @@ _PLAN: Plan | None = None
 _Row = tuple[int, str, "Node | None", str, Node, URIRef, str, URIRef, "str | None"]
 
 
-def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[int, list[_Row]]:
+def check_statements(
+    checks: Plan, data: BytesLike, first_line: int, *, written: bool = False
+) -> tuple[int, list[_Row]]:
     """The statements of a block of whole N-Triples/N-Quads lines, and what the checks found
     in them, each with its line.
 
@@ -76,7 +78,12 @@ def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[in
     with the terms as N-Triples text. A result given before in this process is seldom given
     again (the keys are remembered in bounded memos), never reliably: rows from one process
     or several are merged with a de-duplication, as ``validate_dump`` merges them (one
-    digest per result)."""
+    digest per result).
+
+    ``written``: the block is what ``ldids normalize`` wrote (:func:`check_output`), every
+    statement of which passed the grammar already (its input lines in ``scan_block``, the
+    terms it wrote in their place made by it): the compiled loop only tells their terms
+    apart, and looks at a line with the whole grammar only if that fails."""
     if _scan is None or os.environ.get("LDIDS_PURE_PYTHON"):
         return _checked(checks, bytes(data), lambda: _statement_lines(data, first_line))
     sieve, memo, classes = _selection(checks)
@@ -89,6 +96,7 @@ def check_statements(checks: Plan, data: BytesLike, first_line: int) -> tuple[in
         classes,
         sieve.probes,
         sieve.written_class if sieve.tests else None,
+        written,
     )
     numbers = [first_line + index for index in indexes]
 
@@ -275,7 +283,7 @@ def check_output(data: BytesLike) -> tuple[int, list[_Row]]:
     global _PLAN
     if _PLAN is None:  # a worker started afresh, not forked
         _PLAN = _shipped_plan()
-    return check_statements(_PLAN, data, 1)
+    return check_statements(_PLAN, data, 1, written=True)
 
 
 def _shipped_plan() -> Plan:
