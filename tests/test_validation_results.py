@@ -65,6 +65,22 @@ def test_seen_remembers_the_last_generation_at_least() -> None:
     assert all(seen.add(digest) for digest in digests[1000:2000])
 
 
+@given(st.lists(st.integers(1, 300), max_size=3000), st.sampled_from([1, 7, 64, 100]))  # 0 is stored as 1
+@settings(max_examples=80, deadline=None)
+def test_seen_generations_against_two_sets(numbers: list[int], generation: int) -> None:
+    # A reference of the generations: two sets, the young one becoming the old one when it
+    # holds ``generation`` (the tables forgotten are emptied and used again, many times over).
+    seen, young, old = Seen(generation=generation), set[int](), set[int]()
+    for number in numbers:
+        new = number not in young and number not in old
+        assert seen.add(number.to_bytes(8, "little") + bytes(8)) == new
+        if new:
+            young.add(number)
+            if len(young) >= generation:
+                old, young = young, set()
+    assert len(seen) == len(young) + len(old)
+
+
 @given(
     st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 30), st.integers()), max_size=2000),
     st.none() | st.integers(0, 40),

@@ -75,7 +75,15 @@ class Seen:
         young[index] = value
         self._count += 1
         if self._count >= self.generation:
-            self._old, self._young, self._count = young, _table(1024), 0
+            # The table forgotten, as large as the young one grows, is the next young one:
+            # no table is allocated after the first generation, and none grows while a full
+            # old one is held (which took 4 MiB more, for a while, at each generation).
+            forgotten = self._old
+            if forgotten is None or len(forgotten) != len(young):
+                forgotten = _table(len(young))
+            else:
+                _clear(forgotten)
+            self._old, self._young, self._count = young, forgotten, 0
         elif 2 * self._count > len(young):
             self._young = _grown(young)
         return True
@@ -83,6 +91,18 @@ class Seen:
 
 def _table(size: int) -> array[int]:
     return array("Q", bytes(8 * size))
+
+
+_ZEROS = bytes(1 << 16)
+
+
+def _clear(table: array[int]) -> None:
+    """Every slot of ``table`` emptied, a few pages at a time (a table of zeros as large
+    would take as much memory again)."""
+    slots = memoryview(table).cast("B")
+    for start in range(0, len(slots), len(_ZEROS)):
+        end = min(start + len(_ZEROS), len(slots))
+        slots[start:end] = _ZEROS[: end - start]
 
 
 def _slot(table: array[int], value: int) -> int:
