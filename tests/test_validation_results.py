@@ -52,6 +52,23 @@ def test_seen_table(digests: list[bytes], answers: list[bool]) -> None:
     assert [seen.add(digest) for digest in digests] == answers
 
 
+@pytest.mark.parametrize(
+    ("value", "digest"),
+    [
+        (-1, b"\xff" * 8),
+        (-(1 << 63), bytes(7) + b"\x80"),
+        ((1 << 64) + 2, b"\x02" + bytes(7)),
+        (5 + (3 << 64), b"\x05" + bytes(7)),
+    ],
+)
+def test_seen_hash_is_its_low_64_bits(value: int, digest: bytes) -> None:
+    # hash() gives negative values too: as two's complement, the low 64 bits are the digest
+    seen = Seen()
+    assert seen.add_hash(value)
+    assert not seen.add(digest + b"tail")
+    assert seen.add(bytes([digest[0] ^ 1]) + digest[1:])
+
+
 def test_seen_remembers_the_last_generation_at_least() -> None:
     digests = [hashlib.blake2b(str(i).encode(), digest_size=16).digest() for i in range(5000)]
     seen = Seen(generation=1000)

@@ -36,6 +36,7 @@ SPILL = 20_000
 MAX_RUNS = 64
 _PICKLED = 1_000  # results pickled at a time: a run is read back as many at a time
 
+_MASK = (1 << 64) - 1
 _EMPTY = 0  # a slot never used; a digest of 0 is stored as 1 (it only merges two of 2**64)
 
 
@@ -64,7 +65,12 @@ class Seen:
         return self._count + (0 if self._old is None else self.generation)
 
     def add(self, digest: bytes) -> bool:
-        value = int.from_bytes(digest[:8], "little") or 1
+        """Whether ``digest`` (its first 8 bytes) is new; it is remembered."""
+        return self.add_hash(int.from_bytes(digest[:8], "little"))
+
+    def add_hash(self, digest: int) -> bool:
+        """Whether a 64-bit ``digest`` (its low 64 bits: ``hash()`` too) is new."""
+        value = (digest & _MASK) or 1
         old = self._old
         if old is not None and old[_slot(old, value)] == value:
             return False
