@@ -52,6 +52,23 @@ def test_seen_table(digests: list[bytes], answers: list[bool]) -> None:
     assert [seen.add(digest) for digest in digests] == answers
 
 
+@pytest.mark.parametrize(
+    ("value", "digest"),
+    [
+        (-1, b"\xff" * 8),
+        (-(1 << 63), bytes(7) + b"\x80"),
+        ((1 << 64) + 2, b"\x02" + bytes(7)),
+        (5 + (3 << 64), b"\x05" + bytes(7)),
+    ],
+)
+def test_seen_hash_is_its_low_64_bits(value: int, digest: bytes) -> None:
+    # hash() gives negative values too: as two's complement, the low 64 bits are the digest
+    seen = Seen()
+    assert seen.add_hash(value)
+    assert not seen.add(digest + b"tail")
+    assert seen.add(bytes([digest[0] ^ 1]) + digest[1:])
+
+
 def test_seen_remembers_the_last_generation_at_least() -> None:
     digests = [hashlib.blake2b(str(i).encode(), digest_size=16).digest() for i in range(5000)]
     seen = Seen(generation=1000)
@@ -63,6 +80,22 @@ def test_seen_remembers_the_last_generation_at_least() -> None:
     # 2000 to 2499 and 0 to 499 filled a generation, 1000 to 1999 forgotten
     assert not any(seen.add(digest) for digest in digests[2000:2500] + digests[:1000])
     assert all(seen.add(digest) for digest in digests[1000:2000])
+
+
+@given(st.lists(st.integers(1, 300), max_size=3000), st.sampled_from([1, 7, 64, 100]))  # 0 is stored as 1
+@settings(max_examples=80, deadline=None)
+def test_seen_generations_against_two_sets(numbers: list[int], generation: int) -> None:
+    # A reference of the generations: two sets, the young one becoming the old one when it
+    # holds ``generation`` (the tables forgotten are emptied and used again, many times over).
+    seen, young, old = Seen(generation=generation), set[int](), set[int]()
+    for number in numbers:
+        new = number not in young and number not in old
+        assert seen.add(number.to_bytes(8, "little") + bytes(8)) == new
+        if new:
+            young.add(number)
+            if len(young) >= generation:
+                old, young = young, set()
+    assert len(seen) == len(young) + len(old)
 
 
 @given(

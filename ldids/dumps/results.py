@@ -36,6 +36,7 @@ SPILL = 20_000
 MAX_RUNS = 64
 _PICKLED = 1_000  # results pickled at a time: a run is read back as many at a time
 
+_MASK = (1 << 64) - 1
 _EMPTY = 0  # a slot never used; a digest of 0 is stored as 1 (it only merges two of 2**64)
 
 
@@ -64,7 +65,12 @@ class Seen:
         return self._count + (0 if self._old is None else self.generation)
 
     def add(self, digest: bytes) -> bool:
-        value = int.from_bytes(digest[:8], "little") or 1
+        """Whether ``digest`` (its first 8 bytes) is new; it is remembered."""
+        return self.add_hash(int.from_bytes(digest[:8], "little"))
+
+    def add_hash(self, digest: int) -> bool:
+        """Whether a 64-bit ``digest`` (its low 64 bits: ``hash()`` too) is new."""
+        value = (digest & _MASK) or 1
         old = self._old
         if old is not None and old[_slot(old, value)] == value:
             return False
@@ -75,7 +81,15 @@ class Seen:
         young[index] = value
         self._count += 1
         if self._count >= self.generation:
-            self._old, self._young, self._count = young, _table(1024), 0
+            # The table forgotten, as large as the young one grows, is the next young one:
+            # no table is allocated after the first generation, and none grows while a full
+            # old one is held (which took 4 MiB more, for a while, at each generation).
+            forgotten = self._old
+            if forgotten is None or len(forgotten) != len(young):
+                forgotten = _table(len(young))
+            else:
+                _clear(forgotten)
+            self._old, self._young, self._count = young, forgotten, 0
         elif 2 * self._count > len(young):
             self._young = _grown(young)
         return True
@@ -83,6 +97,18 @@ class Seen:
 
 def _table(size: int) -> array[int]:
     return array("Q", bytes(8 * size))
+
+
+_ZEROS = bytes(1 << 16)
+
+
+def _clear(table: array[int]) -> None:
+    """Every slot of ``table`` emptied, a few pages at a time (a table of zeros as large
+    would take as much memory again)."""
+    slots = memoryview(table).cast("B")
+    for start in range(0, len(slots), len(_ZEROS)):
+        end = min(start + len(_ZEROS), len(slots))
+        slots[start:end] = _ZEROS[: end - start]
 
 
 def _slot(table: array[int], value: int) -> int:

@@ -14,10 +14,12 @@ the results seen, as SHACL reports a result once however many statements give it
 
 from __future__ import annotations
 
-import hashlib
+import ctypes
+import gc
 import multiprocessing
 import os
 import signal
+import sys
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -222,7 +224,7 @@ class Streamed:
         verdict = self.verdict
         for row in rows:
             line, focus, path, value, shape, component, _, _, graph = row
-            if not self.seen.add(_key(focus, path, value, shape, component, graph)):
+            if not self.seen.add_hash(_key(focus, path, value, shape, component, graph)):
                 continue
             verdict.conforms = False  # any result, of any severity (SHACL §3.6.1)
             shown = str(shape)
@@ -322,6 +324,7 @@ def validate_dump(
     The results kept are listed in the verdict, or with ``listed`` false left for
     :meth:`Streamed.results` to give one at a time."""
     global _PLAN
+    _fixed_mmap_threshold()
     checks = plan(shapes)
     _PLAN = checks
     _selection(checks)  # the automata packed once here, not again in every worker
@@ -332,6 +335,12 @@ def validate_dump(
             context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
             pool = context.Pool(workers - 1, _start_worker, (shapes.serialize(format="turtle"),))
             stack.callback(pool.terminate)
+        if gc.isenabled():
+            # The blocks' rows, terms and memo keys hold no cycles, yet each block makes enough
+            # of them to start the cycle collector, which then walks every tracked object (the
+            # memos, the plan): a few percent of the run for nothing (ldids.dumps.stream too).
+            gc.disable()
+            stack.callback(gc.enable)
         for path in inputs:
             name = "<stdin>" if path == "-" else path
             lines = parsed is None or path not in parsed.formats
@@ -358,6 +367,29 @@ def validate_dump(
     return run
 
 
+def _fixed_mmap_threshold() -> None:
+    """glibc's malloc maps a large block (128 KiB and up) on its own and unmaps it when freed,
+    but raises that threshold to the size of each such block freed (up to 32 MiB): once the
+    tables of the results seen have grown (4 MiB), every 1 MiB block of the dump and its
+    selected lines come from the heap, between small objects that live on, and the heap
+    keeps growing (a 10M-triple run peaked 20 MiB higher). A threshold set fixes it
+    (mallopt(3), M_MMAP_THRESHOLD); elsewhere than glibc, nothing is done."""
+    global _THRESHOLD_SET
+    if _THRESHOLD_SET or not sys.platform.startswith("linux"):
+        return
+    _THRESHOLD_SET = True
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
+        return
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    mallopt(_M_MMAP_THRESHOLD, 128 * 1024)  # glibc's own default, kept from here on
+
+
+_M_MMAP_THRESHOLD = -3  # <malloc.h>
+_THRESHOLD_SET = False
+
+
 def _take(run: Streamed, task: object, name: str, lines: bool) -> None:
     try:
         count, rows = task.get() if hasattr(task, "get") else task  # type: ignore[misc]
@@ -376,15 +408,29 @@ def _node(text: str) -> Node:
     return to_rdflib(quad.object)
 
 
-def _key(focus: str, path: Node | None, value: str, shape: Node, component: Node, graph: str | None) -> bytes:
-    """What tells a result from another, as SHACL's results graph does, in 16 bytes (the
+def _key(focus: str, path: Node | None, value: str, shape: Node, component: Node, graph: str | None) -> int:
+    """What tells a result from another, as SHACL's results graph does, in 64 bits (the
     set of those seen is the largest store of a run: a tuple of its terms takes some 300):
-    a BLAKE2b digest of the terms in N-Triples, one after the other (each term's syntax
-    says where it ends), with rdflib's form of a literal of a datatype rdflib gives one
-    form of each value ("01" and "1" as xsd:integer are one node for pyshacl). Two results
-    share a digest with a chance of about 2**-128 each pair."""
-    text = " ".join((_canonical(focus), _n3(path), _canonical(value), _n3(shape), _n3(component), graph or "-"))
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    Python's hash of the terms in N-Triples, one after the other (each term's syntax says
+    where it ends), with rdflib's form of a literal of a datatype rdflib gives one form of
+    each value ("01" and "1" as xsd:integer are one node for pyshacl). Two results share a
+    digest with a chance of about 2**-64 each pair remembered together (:class:`Seen`).
+
+    ``hash()`` of a string is SipHash, keyed per process: the results are told apart in
+    this process only (the workers send rows, not digests), where it is one key throughout;
+    a BLAKE2b digest (encoded first) took some five times as long, for the 64 bits kept."""
+    canonical = _canonical(focus)
+    text = " ".join(
+        (
+            canonical,
+            _n3(path),
+            canonical if value is focus else _canonical(value),
+            _n3(shape),
+            _n3(component),
+            graph or "-",
+        )
+    )
+    return hash(text)
 
 
 def _canonical(text: str) -> str:
