@@ -131,3 +131,33 @@ def test_a_run_with_its_links_merged_in_halves_writes_what_one_process_writes(
         assert run(workers) == alone
     assert len(halves) == 2
     assert all(lines > 0 for lines in halves)
+
+
+@pytest.mark.parametrize(("start", "size", "step"), [(0, 0, 7), (0, 10, 7), (3, 10, 7), (0, 14, 7), (5, 1000, 64)])
+def test_a_part_sent_in_steps_is_the_part_sent_at_once(
+    start: int, size: int, step: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """_append_part told of its progress (the write behind) sends at most a step at a time
+    and tells after each: the output is the same bytes as one sendfile makes."""
+    monkeypatch.setattr(pool, "_SEND_STEP", step)
+    data = bytes(range(256)) * 4
+    data = data[:size]
+    outputs = []
+    for advance in (None, "counted"):
+        calls: list[int] = []
+        with tempfile.TemporaryFile() as held, open(tmp_path / f"{advance}.out", "w+b") as out:
+            held.write(data)
+            held.flush()
+            out.write(b"before|")
+            out.flush()
+            counter = None if advance is None else (lambda out=out, calls=calls: calls.append(out.tell()))
+            pool._append_part(pool._Part(held, start), out, out, counter)
+            out.write(b"|after")
+            out.flush()
+            out.seek(0)
+            outputs.append(out.read())
+        if advance is not None:
+            sent = max(0, size - start)
+            assert len(calls) == -(-sent // step)  # one a step, the last perhaps short
+            assert calls == [len(b"before|") + min(sent, step * (n + 1)) for n in range(len(calls))]
+    assert outputs[0] == outputs[1] == b"before|" + data[start:] + b"|after"

@@ -38,7 +38,7 @@ def test_a_worker_done_gets_chunks_while_another_is_held_up(tmp_path: Path, monk
     marks.mkdir()
     run_chunk = serve._run_chunk
 
-    def marked(chunk: Any, settings: Settings) -> Any:
+    def marked(chunk: Any, settings: Settings, slot: Any = None) -> Any:
         me = os.getpid()
         if chunk.start == 0:
             waited = 0.0
@@ -49,7 +49,7 @@ def test_a_worker_done_gets_chunks_while_another_is_held_up(tmp_path: Path, monk
                 time.sleep(0.05)
                 waited += 0.05
         (marks / f"{me}-{chunk.start}").write_text("")
-        return run_chunk(chunk, settings)
+        return run_chunk(chunk, settings, slot)
 
     monkeypatch.setattr(serve, "_run_chunk", marked)
     alone, together = tmp_path / "alone.nt", tmp_path / "together.nt"

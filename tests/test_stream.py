@@ -27,7 +27,7 @@ from ldids.dumps.pool import _Part, _Pool
 from ldids.dumps.run import DumpSummary, normalize_dump
 from ldids.dumps.serve import _read_range
 from ldids.dumps.sorting import SortedUnique, difference
-from ldids.dumps.stream import Settings, process_block
+from ldids.dumps.stream import Settings, process_block, process_block_in
 from ldids.errors import InputError
 from ldids.passes import graph as passes
 from ldids.passes.config import Config
@@ -126,6 +126,44 @@ def test_output_into_one_buffer_block_after_block(pure_python: bool, monkeypatch
         assert bytes(buffer) == fresh.output
         assert (into.lines, into.written, into.rewritten) == (fresh.lines, fresh.written, fresh.rewritten)
     assert bytes(buffer).count(b"<info:fedora/demo:1>") == 300
+
+
+@pytest.mark.parametrize("pure_python", [False, True])
+@pytest.mark.parametrize("room", [0, 1, 34, 35, 100, 18_599, 18_600, 20_000])
+def test_output_into_a_slot_is_written_in_place_where_it_fits(
+    pure_python: bool, room: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """process_block_in (a worker's slot of shared memory): an output that fits is written
+    at the slot's start and comes as a view of it, the bytes after it untouched; one that
+    does not comes in the result. The same bytes and counts as process_block either way."""
+    if pure_python:
+        monkeypatch.setenv("LDIDS_PURE_PYTHON", "1")
+    short = b"<http://a> <http://b> <http://c> .\n"
+    rewritten = b'<INFO:FEDORA/demo%3a1> <http://b> "oai:a.b:c" .\n' * 300  # grows past len(input) * 17/16
+    line = b'<info:fedora/demo:1> <http://b> "http://purl.org/poi/a.b/c" .\n'
+    lengths = {short: len(short), rewritten: 300 * len(line), b"": 0}
+    for block, length in lengths.items():
+        fresh = process_block(block, 1, settings())
+        assert len(fresh.output) == length
+        memory = bytearray(b"#" * (room + 8))
+        with memoryview(memory) as whole, whole[:room] as slot:
+            result, placed = process_block_in(block, 1, settings(), slot)
+            assert (result.lines, result.written, result.rewritten) == (fresh.lines, fresh.written, fresh.rewritten)
+            if length <= room:
+                assert placed is not None
+                assert bytes(placed) == fresh.output
+                assert result.output == b""
+                assert memory[:length] == fresh.output
+                placed.release()
+            else:
+                assert placed is None
+                assert result.output == fresh.output
+        assert memory[room:] == b"#" * 8  # nothing written past the slot
+
+
+def test_output_into_a_read_only_slot_is_refused() -> None:
+    with pytest.raises((TypeError, BufferError)):
+        process_block_in(b"<http://a> <http://b> <http://c> .\n", 1, settings(), memoryview(b"x" * 100))
 
 
 @pytest.mark.parametrize("pure_python", [False, True])
@@ -530,7 +568,7 @@ def test_a_worker_process_that_fails_or_dies_stops_the_run(
     leaves no output (the workers are forked: they run the function patched here)."""
     from ldids.dumps import serve
 
-    def broken(chunk: Any, settings: Settings) -> Any:  # the coordinator takes no chunk
+    def broken(chunk: Any, settings: Settings, slot: Any = None) -> Any:  # the coordinator takes no chunk
         if how == "dies":
             os._exit(3)
         raise OSError("No space left on device")

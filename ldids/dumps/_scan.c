@@ -45,6 +45,13 @@ typedef struct {
     Py_ssize_t length;
     Py_ssize_t capacity;
     int reused; /* object is the caller's bytearray */
+    /* The caller's writable memory, written in place while the output fits (a worker's
+     * slot of memory shared with the coordinator, which writes the output from there: no
+     * copy of it into the slot afterwards, ~1 GB at 10M triples), and view, the memoryview
+     * it is of; NULL otherwise, and once the output outgrows it (it goes on in a new bytes
+     * object, what was written copied over). */
+    Py_buffer *fixed;
+    PyObject *view;
 } Buffer;
 
 static int buffer_reserve(Buffer *buffer, Py_ssize_t more) {
@@ -54,6 +61,18 @@ static int buffer_reserve(Buffer *buffer, Py_ssize_t more) {
     Py_ssize_t capacity = buffer->capacity ? buffer->capacity : 4096;
     while (capacity < buffer->length + more) {
         capacity = buffer->capacity ? capacity * 2 : buffer->length + more; /* the first: as asked */
+    }
+    if (buffer->fixed != NULL) {
+        PyObject *object = PyBytes_FromStringAndSize(NULL, capacity);
+        if (object == NULL) {
+            return -1;
+        }
+        memcpy(PyBytes_AS_STRING(object), buffer->text, (size_t)buffer->length);
+        buffer->fixed = NULL;
+        buffer->object = object;
+        buffer->text = PyBytes_AS_STRING(object);
+        buffer->capacity = capacity;
+        return 0;
     }
     if (buffer->reused) {
         /* Resizing within what the bytearray holds allocated only sets its length. */
@@ -95,6 +114,10 @@ static int add_line(Buffer *buffer, const unsigned char *line, Py_ssize_t keep, 
 
 /* The object written (a new reference; the buffer is left empty), or NULL on error. */
 static PyObject *buffer_finish(Buffer *buffer) {
+    if (buffer->fixed != NULL) {
+        buffer->fixed = NULL;
+        return PySequence_GetSlice(buffer->view, 0, buffer->length); /* a view of what was written */
+    }
     PyObject *object = buffer->object;
     buffer->object = NULL;
     if (object == NULL) {
@@ -2323,9 +2346,9 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         PyBuffer_Release(&data);
         return NULL;
     }
-    if (into != Py_None && !PyByteArray_Check(into)) {
+    if (into != Py_None && !PyByteArray_Check(into) && !PyMemoryView_Check(into)) {
         PyBuffer_Release(&data);
-        PyErr_SetString(PyExc_TypeError, "into must be None or a bytearray");
+        PyErr_SetString(PyExc_TypeError, "into must be None, a bytearray or a memoryview");
         return NULL;
     }
     if (PyTuple_GET_SIZE(compiled) > 0) {
@@ -2366,16 +2389,29 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         return NULL;
     }
     /* As large as the input to start with: most lines are copied. */
-    Buffer out = {NULL, NULL, 0, 0, into != Py_None};
+    Py_buffer slot = {0};
+    int in_slot = PyMemoryView_Check(into);
+    if (in_slot && PyObject_GetBuffer(into, &slot, PyBUF_WRITABLE) < 0) { /* read-only, or not contiguous */
+        Py_XDECREF(none);
+        PyBuffer_Release(&data);
+        return NULL;
+    }
+    Buffer out = {NULL, NULL, 0, 0, into != Py_None && !in_slot, NULL, NULL};
     if (out.reused) {
         Py_INCREF(into);
         out.object = into;
+    } else if (in_slot) {
+        out.fixed = &slot;
+        out.view = into;
+        out.text = slot.buf;
+        out.capacity = slot.len;
     }
     PyObject *result = NULL;
     memo.counts = PyDict_New();
     memo.invalid = PyList_New(0);
     Py_ssize_t lines = 0, written = 0, statements = 0, rewritten_statements = 0;
-    if (memo.counts == NULL || memo.invalid == NULL || buffer_reserve(&out, data.len + data.len / 16 + 1) < 0) {
+    if (memo.counts == NULL || memo.invalid == NULL ||
+        (!in_slot && buffer_reserve(&out, data.len + data.len / 16 + 1) < 0)) { /* a view: as large as it is */
         goto done;
     }
     const unsigned char *s = data.buf;
@@ -2625,6 +2661,9 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
 done:
     Py_XDECREF(none);
     Py_XDECREF(out.object);
+    if (in_slot) {
+        PyBuffer_Release(&slot);
+    }
     Py_XDECREF(memo.counts);
     Py_XDECREF(memo.invalid);
     PyBuffer_Release(&data);
@@ -2673,7 +2712,7 @@ static PyObject *joined_unique(PyObject *module, PyObject *args) {
     }
     stop = stop < PyList_GET_SIZE(lines) ? stop : PyList_GET_SIZE(lines);
     start = start < 0 ? 0 : start;
-    Buffer out = {NULL, NULL, 0, 0, 0};
+    Buffer out = {NULL, NULL, 0, 0, 0, NULL, NULL};
     PyObject *previous_held = NULL;
     const char *previous = NULL;
     Py_ssize_t previous_length = -1, count = 0;
@@ -2903,7 +2942,7 @@ static void merged_dealloc(MergedRuns *self) {
 
 /* The next batch: (data, count), the lines in order, each once, each ended by LF. */
 static PyObject *merged_next(MergedRuns *self) {
-    Buffer out = {NULL, NULL, 0, 0, 0};
+    Buffer out = {NULL, NULL, 0, 0, 0, NULL, NULL};
     Py_ssize_t count = 0;
     while (self->heap_size > 0 && out.length < self->batch) {
         RunReader *run = &self->runs[self->heap[0]];
@@ -3738,7 +3777,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
     Py_ssize_t count = PyTuple_GET_SIZE(descriptions);
     Group *groups = count > 0 && count < 256 ? PyMem_Calloc((size_t)count, sizeof(Group)) : NULL;
     PyObject *indexes = PyList_New(0), *masks = PyList_New(0), *result = NULL;
-    Buffer out = {NULL, NULL, 0, 0, 0};
+    Buffer out = {NULL, NULL, 0, 0, 0, NULL, NULL};
     if (count == 0 || count >= 256 || memo_size < 1) {
         PyErr_SetString(PyExc_ValueError, "1 to 255 groups and a memo of at least 1 entry");
         goto done;
@@ -3889,7 +3928,8 @@ static PyMethodDef methods[] = {
     {"scan_block", scan_block, METH_VARARGS,
      "scan_block(data, tables, slow, bad, into=None)\n"
      "-> (output, lines, written, statements, rewritten_statements, counts, invalid)\n\n"
-     "output is a new bytes object, or into (a bytearray, its contents replaced).\n"
+     "output is a new bytes object, or into (a bytearray, its contents replaced), or, into being a writable\n"
+     "memoryview, a view of its start where the output fits (a new bytes object where it does not).\n"
      "The per-line loop of ldids.dumps.stream.process_block; see ldids/dumps/stream.py."},
     {"joined_unique", joined_unique, METH_VARARGS,
      "joined_unique(lines, start=0, stop=len(lines)) -> (data, count): lines[start:stop] of sorted str lines, each\n"

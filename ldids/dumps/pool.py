@@ -33,6 +33,7 @@ from ldids.rdf.files import scratch_file, scratch_folder
 
 if TYPE_CHECKING:
     import mmap
+    from collections.abc import Callable
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
 
@@ -372,10 +373,15 @@ def _split_links(found: SortedUnique, pool: _Pool | None) -> tuple[bytes, list[I
 
 
 def _write_halves(
-    sink: IO[bytes], plain: IO[bytes] | None, halves: tuple[bytes, list[IO[bytes]]], pool: _Pool | None
+    sink: IO[bytes],
+    plain: IO[bytes] | None,
+    halves: tuple[bytes, list[IO[bytes]]],
+    pool: _Pool | None,
+    advance: Callable[[], None] | None = None,
 ) -> int:
     """Writes the lower half of the links' runs merged here, then the upper half the worker
-    merged (in the kernel where ``plain``, as :func:`_append_part`); their count."""
+    merged (in the kernel where ``plain``, as :func:`_append_part`); their count.
+    ``advance`` is called every batch (the write behind of :mod:`ldids.dumps.run`)."""
     from ldids.dumps import sorting
 
     assert pool is not None, "halves come from a pool"
@@ -384,31 +390,42 @@ def _write_halves(
     count = 0
     for data, lines in sorting._compiled.MergedRuns([run.fileno() for run in runs], stop=key):
         sink.write(data)
+        if advance is not None:
+            advance()
         count += lines
     upper, lines = pool.merged_upper()
     try:
-        _append_part(_Part(upper, 0), sink, plain)
+        _append_part(_Part(upper, 0), sink, plain, advance)
     finally:
         upper.close()
     return count + lines
 
 
-def _append_part(part: _Part, out: IO[bytes], plain: IO[bytes] | None) -> None:
+# The most a sendfile of _append_part sends at once where it is told of its progress.
+_SEND_STEP = 8 << 20
+
+
+def _append_part(
+    part: _Part, out: IO[bytes], plain: IO[bytes] | None, advance: Callable[[], None] | None = None
+) -> None:
     """Append a result's output held in a file to the output: in the kernel (sendfile) if
     the output is a plain file or a pipe (``plain``), else through a buffer. The coordinator
     of a run on every core does this for the whole output, while its workers want all the
-    CPU there is."""
+    CPU there is. ``advance`` is called every few MiB sent (the write behind)."""
     written = part.file
     sent = part.start
     if plain is not None:
         try:
             plain.flush()
             size = os.fstat(written.fileno()).st_size
+            step = size if advance is None else _SEND_STEP
             while sent < size:
-                count = os.sendfile(plain.fileno(), written.fileno(), sent, size - sent)
+                count = os.sendfile(plain.fileno(), written.fileno(), sent, min(step, size - sent))
                 if count == 0:
                     raise OSError(f"sendfile stopped at byte {sent} of {size}")
                 sent += count
+                if advance is not None:
+                    advance()
             return
         except (OSError, io.UnsupportedOperation):
             # What was not sent goes through the buffer (what was would be written twice):

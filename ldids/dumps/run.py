@@ -440,19 +440,25 @@ def normalize_dump(
             new_links = link_rows(iter(new_links), found_rows)
             if links is None:
                 deque(new_links, maxlen=0)  # rows for the links, none written
+        # The links are written behind too: else they are all in the page cache, dirty, when
+        # the output is renamed into place, and ext4 writes them out then (a rename over a
+        # file: auto_da_alloc), while the run waits.
         if links == "inline":
             if halves is not None:
-                summary.links = _write_halves(out, plain, halves, pool)
+                summary.links = _write_halves(out, plain, halves, pool, behind.advance)
             else:
-                summary.links = _write_lines(out, new_links, _checking(validation, shown, summary.lines_out))
+                check = _checking(validation, shown, summary.lines_out)
+                summary.links = _write_lines(out, new_links, check, behind)
         elif links is not None:
             # Renamed into place with the output (and the crosswalk) when the stack closes:
             # an error until then leaves none of them.
             sink = stack.enter_context(atomic_output(links))
+            sink_behind = _WriteBehind(sink)
             if halves is not None:
-                summary.links = _write_halves(sink, sink if compression_of(links) is None else None, halves, pool)
+                sink_plain = sink if compression_of(links) is None else None
+                summary.links = _write_halves(sink, sink_plain, halves, pool, sink_behind.advance)
             else:
-                summary.links = _write_lines(sink, new_links, _checking(validation, links, 0))
+                summary.links = _write_lines(sink, new_links, _checking(validation, links, 0), sink_behind)
         if crosswalk is not None:
             from ldids.passes.graph import Crosswalk
 
@@ -467,7 +473,10 @@ def normalize_dump(
 
 
 def _write_lines(
-    sink: _Sink, lines: Iterator[str] | SortedUnique, check: Callable[[bytes, int], None] | None = None
+    sink: _Sink,
+    lines: Iterator[str] | SortedUnique,
+    check: Callable[[bytes, int], None] | None = None,
+    behind: _WriteBehind | None = None,
 ) -> int:
     """Write lines in batches (one write per line costs more than making the line), each
     batch handed to ``check`` too with the lines before it; their count."""
@@ -477,6 +486,8 @@ def _write_lines(
         sink.write(encoded)
         if check is not None:
             check(encoded, count)
+        if behind is not None:
+            behind.advance()
         count += lines_in_it
     return count
 

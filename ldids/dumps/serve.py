@@ -11,6 +11,7 @@ itself, and hands the runs over at the end.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
@@ -20,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import IO, TYPE_CHECKING, BinaryIO
 
 from ldids.dumps.sorting import SortedUnique
-from ldids.dumps.stream import BlockResult, BytesLike, Settings, process_block
+from ldids.dumps.stream import BlockResult, BytesLike, Settings, process_block, process_block_in
 from ldids.rdf.files import scratch_file
 
 if TYPE_CHECKING:
@@ -102,13 +103,22 @@ def _written(output: BytesLike) -> None:
         output.release()
 
 
-def _run_chunk(chunk: _Chunk, settings: Settings) -> BlockResult:
+def _run_chunk(
+    chunk: _Chunk, settings: Settings, slot: memoryview | None = None
+) -> tuple[BlockResult, memoryview | None]:
     """One chunk's lines through process_block (numbered from 1), the output in a buffer
-    of this thread's (see :func:`_written`)."""
-    if chunk.data is not None:
-        return process_block(chunk.data, 1, settings, into=_output_buffer())
-    with _read_range(chunk.path, chunk.start, chunk.stop, _BUFFERS.chunk) as data:
-        return process_block(data, 1, settings, into=_output_buffer())
+    of this thread's (see :func:`_written`), or written at the start of ``slot`` where it
+    fits there (:func:`ldids.dumps.stream.process_block_in`): then the view of it comes
+    too, and :func:`_hand_over` copies no output."""
+    with contextlib.ExitStack() as stack:
+        data: BytesLike = (
+            chunk.data
+            if chunk.data is not None
+            else stack.enter_context(_read_range(chunk.path, chunk.start, chunk.stop, _BUFFERS.chunk))
+        )
+        if slot is None:
+            return process_block(data, 1, settings, into=_output_buffer()), None
+        return process_block_in(data, 1, settings, slot)
 
 
 def _send_file(connection: Connection, file: IO[bytes]) -> None:
@@ -165,14 +175,20 @@ class _SlotWriter:
         return len(data)
 
 
-def _hand_over(result: BlockResult, part: str, slot: memoryview | None) -> tuple[_Reply, BinaryIO | None]:
+def _hand_over(
+    result: BlockResult, part: str, slot: memoryview | None, placed: memoryview | None = None
+) -> tuple[_Reply, BinaryIO | None]:
     """Puts a worker's result where the coordinator takes it (see :class:`_Pool`): the
-    reply, and the file to send after it, if any (the caller's to close)."""
+    reply, and the file to send after it, if any (the caller's to close). ``placed``: the
+    output, written at the start of ``slot`` already (:func:`_run_chunk`); released here."""
     result, output = _detached(result)
+    if placed is not None:
+        output = placed
     result.links.sort()  # here, on this core: the coordinator merges sorted pieces (SortedUnique)
     try:
         if slot is not None and len(output) <= len(slot):
-            slot[: len(output)] = output
+            if placed is None:
+                slot[: len(output)] = output
             with slot[len(output) :] as free:
                 rest = _SlotWriter(free)
                 try:
@@ -237,15 +253,16 @@ def _serve(
         start = number % SLOTS * size
         number += 1
         try:
-            result = _run_chunk(chunk, settings)
-            if links is not None:
-                links.add_all(result.links)
-                result.links = []
-            if slots is None:
-                reply, file = _hand_over(result, part, None)
-            else:
-                with memoryview(slots) as whole, whole[start : start + size] as slot:
-                    reply, file = _hand_over(result, part, slot)
+            with contextlib.ExitStack() as views:
+                slot = None
+                if slots is not None:
+                    whole = views.enter_context(memoryview(slots))
+                    slot = views.enter_context(whole[start : start + size])
+                result, placed = _run_chunk(chunk, settings, slot)
+                if links is not None:
+                    links.add_all(result.links)
+                    result.links = []
+                reply, file = _hand_over(result, part, slot, placed)
         except Exception as error:  # reported to the coordinator, which stops the run
             reply, file = f"{type(error).__name__}: {error}", None
         finally:

@@ -55,6 +55,7 @@ __all__ = [
     "Settings",
     "new_run",
     "process_block",
+    "process_block_in",
     "shared_decisions",
 ]
 
@@ -107,7 +108,8 @@ def process_block(
 
     The output is a new bytes object, or, given ``into``, that bytearray (its contents
     replaced): a caller that writes each block's output before the next is made hands in
-    one buffer again and again, rather than have megabytes of fresh memory taken per block.
+    one buffer again and again, rather than have megabytes of fresh memory taken per block
+    (:func:`process_block_in` writes it into memory the caller holds).
 
     With ``on_error="stop"`` the first bad line ends the block (it is the only entry of
     ``bad``); with ``"skip"`` every bad line is listed and left out of the output.
@@ -120,24 +122,46 @@ def process_block(
     The per-line loop runs compiled (``ldids.dumps._scan``) where that extension was built, and
     in Python otherwise (or with ``LDIDS_PURE_PYTHON=1``): the same bytes either way.
     """
+    return _process(data, first_line, settings, into)[0]
+
+
+def process_block_in(
+    data: BytesLike, first_line: int, settings: Settings, slot: memoryview
+) -> tuple[BlockResult, memoryview | None]:
+    """:func:`process_block` with the output written at the start of ``slot`` (writable
+    memory: a worker's slot, shared with the coordinator, which writes the output from
+    there) where it fits: the result (its ``output`` empty) and a view of the output in
+    the slot, the caller's to release. Where it does not fit, the result with its output,
+    and None."""
+    return _process(data, first_line, settings, slot)
+
+
+def _process(
+    data: BytesLike, first_line: int, settings: Settings, into: bytearray | memoryview | None
+) -> tuple[BlockResult, memoryview | None]:
     worker = _worker_for(settings)
     # The memo's entries are bytes and tuples of strings: nothing for the cycle collector
     # to find, but enough allocations to trigger it over and over (5% of a run).
     collecting = gc.isenabled()
     gc.disable()
     try:
+        placed: memoryview | None = None
         if _scan is not None and not os.environ.get("LDIDS_PURE_PYTHON"):
-            result = _compiled(worker, data, first_line, into)
+            result, placed = _scanned(worker, data, first_line, into)
         else:
             result = _in_python(worker, data, first_line)
-            if into is not None:
+            if isinstance(into, memoryview):
+                if len(result.output) <= len(into):
+                    into[: len(result.output)] = result.output
+                    placed, result.output = into[: len(result.output)], b""
+            elif into is not None:
                 into[:] = result.output
                 result.output = into
         if settings.validate:
             from ldids.dumps.validation import check_output
 
-            result.checked, result.findings = check_output(result.output)
-        return result
+            result.checked, result.findings = check_output(result.output if placed is None else placed)
+        return result, placed
     finally:
         if collecting:
             gc.enable()
@@ -251,6 +275,14 @@ def _identity_statement(worker: _Worker, pieces: list[str | None], number: int, 
 def _compiled(worker: _Worker, data: BytesLike, first_line: int, into: bytearray | None = None) -> BlockResult:
     """The per-line loop in C: Python runs only for terms never seen before (``decide``),
     for lines the passes must see whole (``slow``) and for malformed lines (``bad``)."""
+    return _scanned(worker, data, first_line, into)[0]
+
+
+def _scanned(
+    worker: _Worker, data: BytesLike, first_line: int, into: bytearray | memoryview | None
+) -> tuple[BlockResult, memoryview | None]:
+    """:func:`_compiled`, its output in the result or, where it was written into the view
+    ``into``, a view of it (the result's output empty)."""
     assert _scan is not None
     settings = worker.settings
     result = BlockResult()
@@ -272,7 +304,8 @@ def _compiled(worker: _Worker, data: BytesLike, first_line: int, into: bytearray
     output, lines, written, statements, rewritten_statements, counts, invalid = _scan.scan_block(
         data, worker.tables, slow, bad, into
     )
-    result.output, result.lines, result.written = output, lines, written
+    placed = output if isinstance(output, memoryview) else None
+    result.output, result.lines, result.written = b"" if placed is not None else output, lines, written
     result.statements += statements
     result.rewritten_statements += rewritten_statements
     for key, count in counts.items():
@@ -288,7 +321,7 @@ def _compiled(worker: _Worker, data: BytesLike, first_line: int, into: bytearray
     # Problems in line order, as the Python loop reports them (sorted is stable).
     samples.sort(key=lambda sample: sample[0])
     result.problem_samples = samples[:20]
-    return result
+    return result, placed
 
 
 def _line(pieces: list[str | None]) -> str:
