@@ -428,20 +428,73 @@ static Py_ssize_t literal(const unsigned char *s, Py_ssize_t p, Py_ssize_t end, 
     return p;
 }
 
+/* The terms of a line written by ldids normalize (check_output): every statement it writes
+ * has been through statement() and terms_valid (scan_block checks each input line, and the
+ * terms it writes in their place are canonical IRIs and links it makes), so here the terms
+ * are only told apart. An IRIREF holds no '>' (N-Triples [8]: an escape spells one as a
+ * UCHAR), and a literal's closing '"' is the first one no backslash escapes ([9], ECHAR): on
+ * a valid line the spans are statement()'s. statement(..., trusted) splits such a line; 0 if it does not
+ * (a blank or comment line; select_lines then looks at it with the whole grammar). */
+static Py_ssize_t trusted_iri(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
+    const unsigned char *close = memchr(s + p + 1, '>', (size_t)(end - p - 1));
+    return close == NULL ? -1 : close - s + 1;
+}
+
+static Py_ssize_t trusted_literal(const unsigned char *s, Py_ssize_t p, Py_ssize_t end, Terms *terms) {
+    Py_ssize_t q = p + 1;
+    for (;;) {
+        const unsigned char *quote = q < end ? memchr(s + q, '"', (size_t)(end - q)) : NULL;
+        if (quote == NULL) {
+            return -1;
+        }
+        q = quote - s;
+        Py_ssize_t backslashes = 0;
+        while (q - 1 - backslashes > p && s[q - 1 - backslashes] == '\\') {
+            backslashes++;
+        }
+        q++;
+        if (backslashes % 2 == 0) {
+            break;
+        }
+    }
+    Py_ssize_t r = skip_ws(s, q, end);
+    if (r < end && s[r] == '@') {
+        Py_ssize_t stop = r + 1;
+        while (stop < end && (is_alpha(s[stop]) || is_digit(s[stop]) || s[stop] == '-')) {
+            stop++;
+        }
+        terms->language = r + 1;
+        terms->language_stop = stop;
+        terms->spaced = r != q;
+        return stop;
+    }
+    if (end - r >= 2 && s[r] == '^' && s[r + 1] == '^') {
+        Py_ssize_t t = skip_ws(s, r + 2, end);
+        if (t < end && s[t] == '<') {
+            terms->datatype = t;
+            terms->spaced = r != q || t != r + 2;
+            return trusted_iri(s, t, end);
+        }
+        return -1;
+    }
+    return q;
+}
+
 /* One statement filling the whole body, its terms' spans in *terms; 1 if it is one, as far
- * as its terminals go (terms_valid checks the rest). */
-static int statement(const unsigned char *s, Py_ssize_t end, Terms *terms) {
+ * as its terminals go (terms_valid checks the rest). ``trusted``: a line ldids wrote, only
+ * split into its terms (trusted_iri, trusted_literal). */
+static int split_statement(const unsigned char *s, Py_ssize_t end, Terms *terms, int trusted) {
     Py_ssize_t p = skip_ws(s, 0, end), q;
     terms->language = terms->language_stop = terms->datatype = -1;
     terms->spaced = 0;
     for (int index = 0; index < 4; index++) {
         unsigned char c = p < end ? s[p] : 0;
         if (c == '<') {
-            q = iri(s, p, end, &terms->shape[index]);
+            q = trusted ? trusted_iri(s, p, end) : iri(s, p, end, &terms->shape[index]);
         } else if (c == '_' && index != 1) {
             q = blank_node(s, p, end);
         } else if (c == '"' && index == 2) {
-            q = literal(s, p, end, terms);
+            q = trusted ? trusted_literal(s, p, end, terms) : literal(s, p, end, terms);
         } else if (index == 3) {
             terms->start[3] = terms->stop[3] = -1;
             break;
@@ -461,6 +514,10 @@ static int statement(const unsigned char *s, Py_ssize_t end, Terms *terms) {
     p = skip_ws(s, p + 1, end);
     terms->end = p;
     return p == end || s[p] == '#';
+}
+
+static int statement(const unsigned char *s, Py_ssize_t end, Terms *terms) {
+    return split_statement(s, end, terms, 0);
 }
 
 /* Blank or a comment only: [ \t]* ('#' .*)? (what a comment holds need not be UTF-8). */
@@ -3679,91 +3736,6 @@ static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) 
     return 0;
 }
 
-/* The terms of a line written by ldids normalize (check_output): every statement it writes
- * has been through statement() and terms_valid (scan_block checks each input line, and the
- * terms it writes in their place are canonical IRIs and links it makes), so here the terms
- * are only told apart. An IRIREF holds no '>' (N-Triples [8]: an escape spells one as a
- * UCHAR), and a literal's closing '"' is the first one no backslash escapes ([9], ECHAR): on
- * a valid line the spans are statement()'s. 1 if the line splits into a statement; 0 if not
- * (a blank or comment line; select_lines then looks at it with the whole grammar). */
-static Py_ssize_t trusted_iri(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
-    const unsigned char *close = memchr(s + p + 1, '>', (size_t)(end - p - 1));
-    return close == NULL ? -1 : close - s + 1;
-}
-
-static Py_ssize_t trusted_literal(const unsigned char *s, Py_ssize_t p, Py_ssize_t end, Terms *terms) {
-    Py_ssize_t q = p + 1;
-    for (;;) {
-        const unsigned char *quote = q < end ? memchr(s + q, '"', (size_t)(end - q)) : NULL;
-        if (quote == NULL) {
-            return -1;
-        }
-        q = quote - s;
-        Py_ssize_t backslashes = 0;
-        while (q - 1 - backslashes > p && s[q - 1 - backslashes] == '\\') {
-            backslashes++;
-        }
-        q++;
-        if (backslashes % 2 == 0) {
-            break;
-        }
-    }
-    Py_ssize_t r = skip_ws(s, q, end);
-    if (r < end && s[r] == '@') {
-        Py_ssize_t stop = r + 1;
-        while (stop < end && (is_alpha(s[stop]) || is_digit(s[stop]) || s[stop] == '-')) {
-            stop++;
-        }
-        terms->language = r + 1;
-        terms->language_stop = stop;
-        terms->spaced = r != q;
-        return stop;
-    }
-    if (end - r >= 2 && s[r] == '^' && s[r + 1] == '^') {
-        Py_ssize_t t = skip_ws(s, r + 2, end);
-        if (t < end && s[t] == '<') {
-            terms->datatype = t;
-            terms->spaced = r != q || t != r + 2;
-            return trusted_iri(s, t, end);
-        }
-        return -1;
-    }
-    return q;
-}
-
-static int trusted_statement(const unsigned char *s, Py_ssize_t end, Terms *terms) {
-    Py_ssize_t p = skip_ws(s, 0, end), q;
-    terms->language = terms->language_stop = terms->datatype = -1;
-    terms->spaced = 0;
-    for (int index = 0; index < 4; index++) {
-        unsigned char c = p < end ? s[p] : 0;
-        if (c == '<') {
-            q = trusted_iri(s, p, end);
-        } else if (c == '_' && index != 1) {
-            q = blank_node(s, p, end);
-        } else if (c == '"' && index == 2) {
-            q = trusted_literal(s, p, end, terms);
-        } else if (index == 3) {
-            terms->start[3] = terms->stop[3] = -1;
-            break;
-        } else {
-            return 0;
-        }
-        if (q < 0) {
-            return 0;
-        }
-        terms->start[index] = p;
-        terms->stop[index] = q;
-        p = skip_ws(s, q, end);
-    }
-    if (p >= end || s[p] != '.') {
-        return 0;
-    }
-    p = skip_ws(s, p + 1, end);
-    terms->end = p;
-    return p == end || s[p] == '#';
-}
-
 static PyObject *select_lines(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
@@ -3807,7 +3779,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
         number += line_end < size && s[line_end] == '\n';
         start = next;
         Terms terms;
-        int ok = trusted && trusted_statement(line, body, &terms);
+        int ok = trusted && split_statement(line, body, &terms, 1);
         if (!ok) {
             ok = statement(line, body, &terms) && valid_utf8(line, terms.end);
             if (ok && (ok = terms_valid(line, &terms)) < 0) {
