@@ -1,5 +1,6 @@
 """Shared fixtures: a real ldids HTTP server and a real Oxigraph server on 127.0.0.1, both
-stopped after the tests; and the one setting for the corpora other projects wrote.
+stopped after the tests; the streamed checks on their compiled path against the reference;
+and the one setting for the corpora other projects wrote.
 
 Tests marked ``shared`` read ``../shared`` beside the repository (or wherever
 ``LDIDS_SHARED`` says): without it they skip, saying why, so that a fresh clone passes on
@@ -17,8 +18,9 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -181,3 +183,44 @@ def live_store_data() -> bytes:
 def serve_ldids() -> Callable[..., contextlib.AbstractContextManager[tuple[str, subprocess.Popen[bytes]]]]:
     """:func:`ldids_serve`, for tests that start a server process of their own."""
     return ldids_serve
+
+
+#: Each result (without its line) with the first line that gives it.
+FirstLines = dict[tuple[object, ...], int]
+
+
+@pytest.fixture
+def selections(monkeypatch: pytest.MonkeyPatch) -> Callable[[Iterable[bytes]], tuple[Any, FirstLines, FirstLines]]:
+    """``check_statements`` over blocks on the compiled path and on the pure-Python reference
+    (``LDIDS_PURE_PYTHON=1``), each with a plan of its own, the blocks' statement counts
+    asserted equal: the compiled plan, and each path's results with their first lines (a
+    plan passes over the keys it saw, so a result may come again on one path, not the other)."""
+    from ldids.dumps import validation
+    from ldids.resources import shapes_graph
+    from ldids.shacl.streamed import plan
+
+    def first_lines(rows: list[tuple[object, ...]]) -> FirstLines:
+        first: FirstLines = {}
+        for line, *result in rows:
+            key = tuple(result)
+            first[key] = min(first.get(key, line), line)  # type: ignore[call-overload]
+        return first
+
+    def run(blocks: Iterable[bytes]) -> tuple[Any, FirstLines, FirstLines]:
+        shapes = shapes_graph()  # one graph: a property shape is a blank node of it
+        compiled, reference = plan(shapes), plan(shapes)
+        rows: list[tuple[object, ...]] = []
+        expected: list[tuple[object, ...]] = []
+        first = 1
+        for block in blocks:
+            count, found = validation.check_statements(compiled, block, first)
+            rows += found
+            with monkeypatch.context() as patch:
+                patch.setenv("LDIDS_PURE_PYTHON", "1")
+                every, found = validation.check_statements(reference, block, first)
+                expected += found
+            assert count == every
+            first += block.count(b"\n")
+        return compiled, first_lines(rows), first_lines(expected)
+
+    return run

@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import pyoxigraph as ox
 import pytest
 
-from ldids.dumps import validation
 from ldids.resources import shapes_graph
 from ldids.shacl.prefilter import prefilter
 from ldids.shacl.streamed import MEMO_LIMIT, plan
+
+#: The ``selections`` fixture (tests/conftest.py): the compiled plan, and each path's results
+#: with the first line that gives them.
+Selections = Callable[[Iterable[bytes]], tuple[Any, dict[tuple[object, ...], int], dict[tuple[object, ...], int]]]
 
 _scan = pytest.importorskip("ldids.dumps._scan")
 
@@ -85,34 +90,11 @@ def _blocks(data: bytes, size: int) -> list[bytes]:
     return found
 
 
-def _first_lines(rows: list[tuple[object, ...]]) -> dict[tuple[object, ...], int]:
-    first: dict[tuple[object, ...], int] = {}
-    for line, *result in rows:
-        key = tuple(result)
-        first[key] = min(first.get(key, line), line)  # type: ignore[call-overload]
-    return first
-
-
 @pytest.mark.parametrize("size", [200, 2000, 1 << 20])
 @pytest.mark.parametrize("seed", range(6))
-def test_compiled_selection_finds_what_every_statement_gives(
-    seed: int, size: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    data = _dump(seed)
-    compiled, reference = plan(SHAPES), plan(SHAPES)
-    rows: list[tuple[object, ...]] = []
-    expected: list[tuple[object, ...]] = []
-    first = 1
-    for block in _blocks(data, size):
-        count, found = validation.check_statements(compiled, block, first)
-        rows += found
-        with monkeypatch.context() as patch:
-            patch.setenv("LDIDS_PURE_PYTHON", "1")
-            every, found = validation.check_statements(reference, block, first)
-            expected += found
-        assert count == every
-        first += block.count(b"\n")
-    assert _first_lines(rows) == _first_lines(expected)
+def test_compiled_selection_finds_what_every_statement_gives(seed: int, size: int, selections: Selections) -> None:
+    _, found, expected = selections(_blocks(_dump(seed), size))
+    assert found == expected
 
 
 def _links(count: int) -> bytes:

@@ -433,7 +433,7 @@ static Py_ssize_t literal(const unsigned char *s, Py_ssize_t p, Py_ssize_t end, 
  * terms it writes in their place are canonical IRIs and links it makes), so here the terms
  * are only told apart. An IRIREF holds no '>' (N-Triples [8]: an escape spells one as a
  * UCHAR), and a literal's closing '"' is the first one no backslash escapes ([9], ECHAR): on
- * a valid line the spans are statement()'s. statement(..., trusted) splits such a line; 0 if it does not
+ * a valid line the spans are statement()'s. split_statement(..., 1) splits such a line; 0 if it does not
  * (a blank or comment line; select_lines then looks at it with the whole grammar). */
 static Py_ssize_t trusted_iri(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
     const unsigned char *close = memchr(s + p + 1, '>', (size_t)(end - p - 1));
