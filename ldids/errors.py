@@ -15,6 +15,7 @@ __all__ = [
     "LdidsError",
     "OutputError",
     "ParseError",
+    "PieceError",
     "Problem",
     "ShapesError",
     "check_stop",
@@ -111,6 +112,11 @@ def _rebuilt(kind: type[InputError], state: dict[str, Any], text: str) -> InputE
     Exception.__init__(error, text)
     error.__dict__.update(state)
     return error
+
+
+class PieceError(LdidsError):
+    """A piece of a document cut for the workers (:mod:`ldids.dumps.xml_pieces`) did not parse:
+    the run stops, and says the error of the whole document read in step."""
 
 
 class OutputError(InputError):

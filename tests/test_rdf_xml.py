@@ -1,9 +1,10 @@
 """RDF/XML: the W3C RDF 1.1 XML Syntax test suite on every reader, and XML literals.
 
 The suite is copied unchanged into ``tests/data/w3c-rdf-xml`` (tests/data/PROVENANCE.tsv):
-ldids reads RDF/XML with one reader (:mod:`ldids.rdf.rdfxml`) on two paths, the whole graph
-(:func:`ldids.rdf.io.read_bytes`) and the streamed dump (:class:`NQuadsReader`), and each
-test of the manifest runs on both. An evaluation test's statements must be the expected
+ldids reads RDF/XML with one reader (:mod:`ldids.rdf.rdfxml`) on three paths, the whole graph
+(:func:`ldids.rdf.io.read_bytes`), the streamed dump (:class:`NQuadsReader`) and a dump's
+workers, a piece each (:mod:`ldids.dumps.xml_pieces`, cut after every top-level element
+here), and each test of the manifest runs on all three. An evaluation test's statements must be the expected
 ones, compared as isomorphic graphs with lexical forms as written (rdflib's literal
 normalization off: ``"<br></br>"^^rdf:XMLLiteral`` is not ``"<br/>"``); a negative syntax
 test must be an InputError. The base IRI of a test is its ``mf:action`` IRI (the suite's
@@ -25,8 +26,10 @@ from rdflib import Graph
 from rdflib.compare import isomorphic
 from rdflib.term import Literal, URIRef
 
+from ldids.dumps import xml_pieces
 from ldids.dumps.rdf_stream import NQuadsReader
-from ldids.errors import InputError
+from ldids.dumps.xml_pieces import piece_statements
+from ldids.errors import InputError, PieceError
 from ldids.rdf import io as rdfio
 from ldids.rdf.rdfxml import canonical_content
 
@@ -100,7 +103,20 @@ def _stream_path(case: Case) -> Graph:
     return Graph().parse(data=lines, format="nt")
 
 
-@pytest.mark.parametrize("read", [_graph_path, _stream_path], ids=["graph", "stream"])
+def _pieces_path(case: Case) -> Graph:
+    """Cut after every top-level element and read a piece at a time, as a run's workers read
+    a large document (ldids.dumps.xml_pieces); in step where it is not cut, as they do."""
+    pieces = xml_pieces.cut(str(case.action), case.base, 1, least=0)
+    if pieces is None:
+        return _stream_path(case)
+    try:
+        lines = b"".join(piece_statements(pieces.path, start, stop, pieces.frame) for start, stop in pieces.ranges())
+    except PieceError:
+        raise pieces.error() from None
+    return Graph().parse(data=lines, format="nt")
+
+
+@pytest.mark.parametrize("read", [_graph_path, _stream_path, _pieces_path], ids=["graph", "stream", "pieces"])
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_w3c_rdf_xml(case: Case, read: object) -> None:
     assert callable(read)
@@ -112,6 +128,21 @@ def test_w3c_rdf_xml(case: Case, read: object) -> None:
     expected = Graph().parse(data=case.result.read_bytes(), format="nt")
     got = read(case)
     assert isomorphic(got, expected), sorted(got.serialize(format="nt").splitlines())
+
+
+def test_the_suite_is_read_in_pieces() -> None:
+    """Most of it is cut: documents whose root is rdf:RDF, without rdf:ID or XML literals."""
+    assert sum(xml_pieces.cut(str(case.action), case.base, 1, least=0) is not None for case in CASES) >= 100
+
+
+@pytest.mark.parametrize("case", [case for case in CASES if case.negative], ids=lambda case: case.name)
+def test_a_negative_test_in_pieces_fails_as_in_step(case: Case) -> None:
+    """The error is the whole document's, with its line and column, however it is cut."""
+    with pytest.raises(InputError) as in_pieces:
+        _pieces_path(case)
+    with pytest.raises(InputError) as in_step:
+        _stream_path(case)
+    assert str(in_pieces.value) == str(in_step.value)
 
 
 # -- XML literals: exclusive canonical XML of the content (RDF 1.1 XML Syntax §7.2.17) ------------

@@ -119,7 +119,9 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], formats: list[F
 
         # Relative IRIs resolve against --base where the command line has one, else against a
         # file's own URL; standard input has none.
-        statements = Parsed(parsed, getattr(args, "base", None), several=len(inputs) > 1, workers=args.workers)
+        statements = Parsed(
+            parsed, getattr(args, "base", None), several=len(inputs) > 1, workers=args.workers, cut=True
+        )
     validation = None
     if getattr(args, "validate", False):
         from ldids.dumps.validation import shipped_checks

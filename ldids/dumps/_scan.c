@@ -3896,6 +3896,161 @@ done:
     return result;
 }
 
+/* -- Where an RDF/XML document can be cut (ldids/rdf/xmlcut.py, the reference) ----------- */
+
+/* Where a needle of a few bytes is in data[from:n] (bytes.find): -1 if absent. memchr for its
+ * first byte (memmem is not everywhere). */
+static Py_ssize_t find_from(const unsigned char *data, Py_ssize_t n, Py_ssize_t from, const char *needle,
+                            Py_ssize_t length) {
+    while (from <= n - length) {
+        const unsigned char *first = memchr(data + from, needle[0], (size_t)(n - length + 1 - from));
+        if (first == NULL) {
+            return -1;
+        }
+        if (memcmp(first, needle, (size_t)length) == 0) {
+            return first - data;
+        }
+        from = first - data + 1;
+    }
+    return -1;
+}
+
+static int is_xml_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+/* _tag_end: the position after the '>' of the tag at `at` (quoted values skipped), or -1;
+ * *named_id set where an attribute is named ID (any prefix). */
+static Py_ssize_t xml_tag_end(const unsigned char *data, Py_ssize_t n, Py_ssize_t at, int *named_id) {
+    Py_ssize_t i = at + 1;
+    while (i < n) {
+        unsigned char c = data[i];
+        if (c == '>') {
+            return i + 1;
+        }
+        if (c == '"' || c == '\'') {
+            const unsigned char *close = memchr(data + i + 1, c, (size_t)(n - i - 1));
+            if (close == NULL) {
+                return -1;
+            }
+            i = close - data + 1;
+            continue;
+        }
+        if (c == '=') {
+            Py_ssize_t j = i;
+            while (j > at && is_xml_space(data[j - 1])) {
+                j--;
+            }
+            if (j - 2 > at && data[j - 2] == 'I' && data[j - 1] == 'D' &&
+                (is_xml_space(data[j - 3]) || data[j - 3] == ':')) {
+                *named_id = 1;
+            }
+        }
+        i++;
+    }
+    return -1;
+}
+
+static PyObject *xml_cuts(PyObject *module, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start, step;
+    if (!PyArg_ParseTuple(args, "y*nn", &view, &start, &step)) {
+        return NULL;
+    }
+    const unsigned char *data = view.buf;
+    Py_ssize_t n = view.len;
+    PyObject *found = PyList_New(0);
+    if (found == NULL || start < 0 || step < 1) {
+        PyBuffer_Release(&view);
+        if (found != NULL && !PyErr_Occurred()) {
+            Py_DECREF(found);
+            PyErr_SetString(PyExc_ValueError, "xml_cuts: start >= 0 and step >= 1");
+            return NULL;
+        }
+        return found;
+    }
+    Py_ssize_t target = start + step, i = start, depth = 1;
+    int ok = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (;;) {
+        if (i >= n) {
+            break;
+        }
+        const unsigned char *lt = memchr(data + i, '<', (size_t)(n - i));
+        if (lt == NULL) {
+            break;
+        }
+        i = lt - data;
+        Py_ssize_t rest = n - i, end;
+        if (rest >= 4 && memcmp(data + i, "<!--", 4) == 0) {
+            if ((end = find_from(data, n, i + 4, "-->", 3)) < 0) {
+                break;
+            }
+            i = end + 3;
+            continue;
+        }
+        if (rest >= 9 && memcmp(data + i, "<![CDATA[", 9) == 0) {
+            if ((end = find_from(data, n, i + 9, "]]>", 3)) < 0) {
+                break;
+            }
+            i = end + 3;
+            continue;
+        }
+        if (rest >= 2 && data[i + 1] == '?') {
+            if ((end = find_from(data, n, i + 2, "?>", 2)) < 0) {
+                break;
+            }
+            i = end + 2;
+            continue;
+        }
+        if (rest >= 2 && data[i + 1] == '!') {
+            break;
+        }
+        if (rest >= 2 && data[i + 1] == '/') {
+            const unsigned char *gt = memchr(data + i + 2, '>', (size_t)(n - i - 2));
+            if (gt == NULL) {
+                break;
+            }
+            i = gt - data + 1;
+            if (--depth == 0) {
+                ok = 1;
+                break;
+            }
+        } else {
+            int named_id = 0;
+            i = xml_tag_end(data, n, i, &named_id);
+            if (i < 0 || named_id) {
+                break;
+            }
+            if (data[i - 2] != '/') {
+                depth++;
+                continue;
+            }
+        }
+        if (depth == 1 && i >= target) {
+            /* a cut: appended below, with the GIL (one in about `step` bytes) */
+            Py_BLOCK_THREADS;
+            PyObject *position = PyLong_FromSsize_t(i);
+            int failed = position == NULL || PyList_Append(found, position) < 0;
+            Py_XDECREF(position);
+            Py_UNBLOCK_THREADS;
+            if (failed) {
+                break;
+            }
+            target = i + step;
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&view);
+    if (PyErr_Occurred()) {
+        Py_DECREF(found);
+        return NULL;
+    }
+    if (!ok) {
+        Py_DECREF(found);
+        Py_RETURN_NONE;
+    }
+    return found;
+}
+
 static PyMethodDef methods[] = {
     {"scan_block", scan_block, METH_VARARGS,
      "scan_block(data, tables, slow, bad, into=None)\n"
@@ -3913,6 +4068,9 @@ static PyMethodDef methods[] = {
      "their indexes in the block (counted in LFs), and for each the groups (bit g for group g) whose\n"
      "key in it is new; see ldids/shacl/prefilter.py. trusted: the lines are ldids normalize's\n"
      "output, whose statements are valid; their terms are only told apart."},
+    {"xml_cuts", xml_cuts, METH_VARARGS,
+     "xml_cuts(data, start, step) -> [positions] or None: where the root's content of an RDF/XML document is cut\n"
+     "into pieces of about step bytes; see ldids/rdf/xmlcut.py (cuts), the reference."},
     {NULL, NULL, 0, NULL},
 };
 

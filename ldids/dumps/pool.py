@@ -26,9 +26,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
 
-from ldids.dumps.serve import _CAN_HOLD, _STOPS, DEPTH, SLOTS, _Chunk, _Merge, _receive_file, _send_file, _serve
+from ldids.dumps.serve import (
+    _CAN_HOLD,
+    _STOPS,
+    DEPTH,
+    SLOTS,
+    UNPARSED,
+    _Chunk,
+    _Merge,
+    _receive_file,
+    _send_file,
+    _serve,
+)
 from ldids.dumps.sorting import SortedUnique, split_point
 from ldids.dumps.stream import BlockResult, BytesLike, Settings
+from ldids.errors import PieceError
 from ldids.rdf.files import scratch_file, scratch_folder
 
 if TYPE_CHECKING:
@@ -230,6 +242,8 @@ class _Pool:
             reply = self._connections[worker].recv()
         except (EOFError, OSError):  # closed, or reset with tasks unread: the worker is gone
             self._lost(worker)
+        if reply == UNPARSED:
+            raise PieceError("a piece of the document did not parse")
         if isinstance(reply, str):
             raise RuntimeError(f"a worker process failed: {reply}")
         number = self._done[worker] + 1

@@ -45,7 +45,8 @@ from typing import IO, TYPE_CHECKING, cast
 import pyoxigraph
 from pyoxigraph import Quad, RdfFormat
 
-from ldids.dumps import parse_beside
+from ldids.dumps import parse_beside, xml_pieces
+from ldids.dumps.xml_pieces import CUT_FROM, Pieces
 from ldids.errors import InputError
 from ldids.rdf import rdfxml, xmlcheck
 from ldids.rdf.compression import compression_of
@@ -54,7 +55,7 @@ from ldids.rdf.files import InputStream, open_input
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
-__all__ = ["PARSED_FORMATS", "NQuadsReader", "Parsed", "base_iri"]
+__all__ = ["PARSED_FORMATS", "NQuadsReader", "Parsed", "as_written", "base_iri"]
 
 #: The formats (as :mod:`ldids.rdf.files` names them) read here, and pyoxigraph's name of each.
 _OXIGRAPH_NAMES = {"turtle": "TURTLE", "trig": "TRIG", "xml": "RDF_XML"}
@@ -70,6 +71,11 @@ _ESCAPE = re.compile(rb"\\(?:([tbf])|u([0-9A-F]{4})|U([0-9A-F]{8})|\\)")
 _ECHARS = {b"t": b"\t", b"b": b"\b", b"f": b"\f"}
 # pyoxigraph's message starts with the position, which InputError says in its own way.
 _POSITION = re.compile(r"^Parser error at line \d+ (?:between columns \d+ and \d+|column \d+): ")
+
+
+def as_written(data: bytes) -> bytes:
+    """pyoxigraph's N-Quads lines with literals escaped as ldids.ntriples writes them."""
+    return _ESCAPE.sub(_unescape, data) if b"\\" in data else data
 
 
 def _unescape(match: re.Match[bytes]) -> bytes:
@@ -106,13 +112,24 @@ class Parsed:
     several: bool = False
     #: The run's worker processes (a large file is parsed beside them if they leave a core).
     workers: int = 1
+    #: Whether a large RDF/XML file may be cut into pieces that the workers parse (a run of
+    #: ``normalize_dump`` on 2 workers or more, ldids.dumps.xml_pieces), of about ``piece``
+    #: bytes each, from files of ``cut_from`` bytes on.
+    cut: bool = False
+    piece: int = 1 << 20
+    cut_from: int = CUT_FROM
 
-    def __call__(self, path: str, source: InputStream) -> InputStream:
-        """The lines of ``path``, read from ``source`` (the file's bytes, decompressed)."""
+    def __call__(self, path: str, source: InputStream) -> InputStream | Pieces:
+        """The lines of ``path``, read from ``source`` (the file's bytes, decompressed), or
+        the pieces its lines are parsed from by the workers."""
         fmt = self.formats.get(path)
         if fmt is None:
             return source
         base = base_iri(path, self.base)
+        if fmt == "xml" and self.cut and self.workers > 1 and not self.several:
+            pieces = xml_pieces.cut(path, base, self.piece, self.cut_from)
+            if pieces is not None:
+                return pieces
         if parse_beside.worth_it(path, self.workers):  # the same lines, parsed on a core left free
             return parse_beside.Beside(path, fmt, path, base=base, rename_blank_nodes=self.several)
         return NQuadsReader(source, fmt, name=path, base=base, rename_blank_nodes=self.several)
@@ -212,9 +229,7 @@ class NQuadsReader(io.BufferedIOBase):
             if malformed is not None:
                 raise malformed
             return b""
-        if b"\\" in data:
-            data = _ESCAPE.sub(_unescape, data)
-        return data
+        return as_written(data)
 
     def _serialized(self) -> bytes:
         """Some thousands of statements, serialized as they are parsed (a list of them would

@@ -48,7 +48,8 @@ from ldids.dumps.stream import (
     process_block,
     shared_decisions,
 )
-from ldids.errors import InputError, check_stop
+from ldids.dumps.xml_pieces import Pieces
+from ldids.errors import InputError, PieceError, check_stop
 from ldids.passes.summary import Summary
 from ldids.rdf.compression import compression_of, plain_name
 from ldids.rdf.files import InputStream, atomic_output, open_input
@@ -199,7 +200,7 @@ _Task = tuple[tuple[int, int], "int | None"]
 
 def _results(
     path: str,
-    source: Readable,
+    source: Readable | Pieces,
     size: int | None,
     settings: Settings,
     pool: _Pool | None,
@@ -210,13 +211,28 @@ def _results(
     it) and where in the file the block ends (None: where ``source`` is). Line numbers are
     local to the block. The output is the caller's to write, and to hand to
     :func:`_written` (or close), before the next result comes."""
+    if isinstance(source, Pieces):
+        assert pool is not None, "a document is cut for a run's workers only"
+        chunks = (_Chunk(source.path, start, stop, frame=source.frame) for start, stop in source.ranges())
+        try:
+            yield from _pooled(chunks, pool, workers)
+        except PieceError:
+            raise source.error() from None
+        return
     if pool is None:
         for data, _ in blocks(source, block_size, numbered=False):  # numbered by their results
             yield *_detached(process_block(data, 1, settings, into=_output_buffer())), None
         return
     seekable = path != "-" and compression_of(path) is None and os.path.isfile(path)
+    yield from _pooled(_chunks(path, source, size, seekable, block_size), pool, workers)
+
+
+def _pooled(
+    chunks: Iterator[_Chunk], pool: _Pool, workers: int
+) -> Iterator[tuple[BlockResult, BytesLike | _Part, int | None]]:
+    """The results of ``chunks`` from the workers of ``pool``, in order (see :func:`_results`)."""
     window: deque[_Task] = deque()
-    for chunk in _chunks(path, source, size, seekable, block_size):
+    for chunk in chunks:
         end = chunk.stop if chunk.data is None else None
         # Every chunk goes to a worker; while each has enough to do, this process writes the
         # results that are done. It takes no chunk itself: with every output to write (at
@@ -315,7 +331,7 @@ def normalize_dump(
     error_file: str | None = None,
     progress: bool = False,
     block_size: int = 1 << 21,
-    statements: Callable[[str, InputStream], InputStream] | None = None,
+    statements: Callable[[str, InputStream], InputStream | Pieces] | None = None,
     validation: Streamed | None = None,
 ) -> DumpSummary:
     """Normalize N-Triples/N-Quads files (``-``: standard input) into ``output``.

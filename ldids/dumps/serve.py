@@ -22,11 +22,14 @@ from typing import IO, TYPE_CHECKING, BinaryIO
 
 from ldids.dumps.sorting import SortedUnique
 from ldids.dumps.stream import BlockResult, BytesLike, Settings, process_block, process_block_in
+from ldids.errors import PieceError
 from ldids.rdf.files import scratch_file
 
 if TYPE_CHECKING:
     import mmap
     from multiprocessing.connection import Connection
+
+    from ldids.dumps.xml_pieces import Frame
 
 DEPTH = 2  # chunks queued per worker at most
 SLOTS = 2 * DEPTH  # results of a worker's handed over and not yet taken, at most
@@ -35,14 +38,17 @@ SLOTS = 2 * DEPTH  # results of a worker's handed over and not yet taken, at mos
 @dataclass(frozen=True)
 class _Chunk:
     """What one task works on: the lines that start in bytes [start, stop) of a plain file,
-    or (``data`` not None) the lines themselves. ``handed``: the file is sent after the
-    task, as a descriptor (:func:`_send_file`); the worker reads it as /proc/self/fd/N."""
+    or (``data`` not None) the lines themselves, or (``frame`` not None) the statements of
+    the piece in bytes [start, stop) of an RDF/XML file (:mod:`ldids.dumps.xml_pieces`).
+    ``handed``: the file is sent after the task, as a descriptor (:func:`_send_file`); the
+    worker reads it as /proc/self/fd/N."""
 
     path: str
     start: int = 0
     stop: int = 0
     data: bytes | None = None
     handed: bool = False
+    frame: Frame | None = None
 
 
 def _read_range(path: str, start: int, stop: int, buffer: bytearray) -> memoryview:
@@ -111,11 +117,15 @@ def _run_chunk(
     fits there (:func:`ldids.dumps.stream.process_block_in`): then the view of it comes
     too, and :func:`_hand_over` copies no output."""
     with contextlib.ExitStack() as stack:
-        data: BytesLike = (
-            chunk.data
-            if chunk.data is not None
-            else stack.enter_context(_read_range(chunk.path, chunk.start, chunk.stop, _BUFFERS.chunk))
-        )
+        data: BytesLike
+        if chunk.frame is not None:
+            from ldids.dumps.xml_pieces import piece_statements
+
+            data = piece_statements(chunk.path, chunk.start, chunk.stop, chunk.frame)
+        elif chunk.data is not None:
+            data = chunk.data
+        else:
+            data = stack.enter_context(_read_range(chunk.path, chunk.start, chunk.stop, _BUFFERS.chunk))
         if slot is None:
             return process_block(data, 1, settings, into=_output_buffer()), None
         return process_block_in(data, 1, settings, slot)
@@ -151,8 +161,9 @@ def _detached(result: BlockResult) -> tuple[BlockResult, BytesLike]:
 
 # What a worker sends back for a task: (output length, rest length) when the result is in
 # the task's slot; where the output starts when it is in a file (sent after the reply, or
-# named by the task); or what went wrong.
+# named by the task); or what went wrong (UNPARSED: a piece of a document did not parse).
 _Reply = tuple[int, int] | int
+UNPARSED = "unparsed"
 
 
 class _SlotFullError(Exception):
@@ -263,6 +274,8 @@ def _serve(
                     links.add_all(result.links)
                     result.links = []
                 reply, file = _hand_over(result, part, slot, placed)
+        except PieceError:  # the coordinator finds the document's own error
+            reply, file = UNPARSED, None
         except Exception as error:  # reported to the coordinator, which stops the run
             reply, file = f"{type(error).__name__}: {error}", None
         finally:

@@ -34,6 +34,7 @@ from rdflib.term import BNode, Node, URIRef
 from ldids.dumps.blocks import blocks
 from ldids.dumps.rdf_stream import Parsed
 from ldids.dumps.results import Kept, Key, Seen
+from ldids.dumps.xml_pieces import Pieces
 from ldids.errors import InputError, check_stop
 from ldids.rdf.files import open_input
 from ldids.shacl.prefilter import Prefilter, prefilter
@@ -297,7 +298,9 @@ def _shipped_plan() -> Plan:
 def _blocks(path: str, stack: ExitStack, block_size: int, parsed: Parsed | None) -> Iterator[tuple[bytes, int]]:
     stream, _, _ = stack.enter_context(open_input(path))
     if parsed is not None:
-        stream = parsed(path, stream)
+        lines = parsed(path, stream)
+        assert not isinstance(lines, Pieces), "validation reads a document in step (Parsed.cut is off)"
+        stream = lines
         stack.callback(stream.close)  # a parse or check in a process of its own ends with the run
     yield from blocks(stream, block_size)
 
