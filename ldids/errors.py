@@ -115,7 +115,7 @@ def _rebuilt(kind: type[InputError], state: dict[str, Any], text: str) -> InputE
 
 
 class PieceError(LdidsError):
-    """A piece of a document cut for the workers (:mod:`ldids.dumps.xml_pieces`) did not parse:
+    """A piece of a document cut for the workers (:mod:`ldids.dumps.pieces`) did not parse:
     the run stops, and says the error of the whole document read in step."""
 
 

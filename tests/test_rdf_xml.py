@@ -3,7 +3,7 @@
 The suite is copied unchanged into ``tests/data/w3c-rdf-xml`` (tests/data/PROVENANCE.tsv):
 ldids reads RDF/XML with one reader (:mod:`ldids.rdf.rdfxml`) on three paths, the whole graph
 (:func:`ldids.rdf.io.read_bytes`), the streamed dump (:class:`NQuadsReader`) and a dump's
-workers, a piece each (:mod:`ldids.dumps.xml_pieces`, cut after every top-level element
+workers, a piece each (:mod:`ldids.dumps.pieces`, cut after every top-level element
 here), and each test of the manifest runs on all three. An evaluation test's statements must be the expected
 ones, compared as isomorphic graphs with lexical forms as written (rdflib's literal
 normalization off: ``"<br></br>"^^rdf:XMLLiteral`` is not ``"<br/>"``); a negative syntax
@@ -26,9 +26,9 @@ from rdflib import Graph
 from rdflib.compare import isomorphic
 from rdflib.term import Literal, URIRef
 
-from ldids.dumps import xml_pieces
+from ldids.dumps import pieces
+from ldids.dumps.pieces import piece_statements
 from ldids.dumps.rdf_stream import NQuadsReader
-from ldids.dumps.xml_pieces import piece_statements
 from ldids.errors import InputError, PieceError
 from ldids.rdf import io as rdfio
 from ldids.rdf.rdfxml import canonical_content
@@ -105,14 +105,14 @@ def _stream_path(case: Case) -> Graph:
 
 def _pieces_path(case: Case) -> Graph:
     """Cut after every top-level element and read a piece at a time, as a run's workers read
-    a large document (ldids.dumps.xml_pieces); in step where it is not cut, as they do."""
-    pieces = xml_pieces.cut(str(case.action), case.base, 1, least=0)
-    if pieces is None:
+    a large document (ldids.dumps.pieces); in step where it is not cut, as they do."""
+    found = pieces.cut(str(case.action), "xml", case.base, 1, least=0)
+    if found is None:
         return _stream_path(case)
     try:
-        lines = b"".join(piece_statements(pieces.path, start, stop, pieces.frame) for start, stop in pieces.ranges())
+        lines = b"".join(piece_statements(found.path, start, stop, found.frame) for start, stop in found.ranges())
     except PieceError:
-        raise pieces.error() from None
+        raise found.error() from None
     return Graph().parse(data=lines, format="nt")
 
 
@@ -132,7 +132,7 @@ def test_w3c_rdf_xml(case: Case, read: object) -> None:
 
 def test_the_suite_is_read_in_pieces() -> None:
     """Most of it is cut: documents whose root is rdf:RDF, without rdf:ID or XML literals."""
-    assert sum(xml_pieces.cut(str(case.action), case.base, 1, least=0) is not None for case in CASES) >= 100
+    assert sum(pieces.cut(str(case.action), "xml", case.base, 1, least=0) is not None for case in CASES) >= 100
 
 
 @pytest.mark.parametrize("case", [case for case in CASES if case.negative], ids=lambda case: case.name)

@@ -7,7 +7,10 @@ suite's ``manifest.ttl`` runs against each reader of its syntax:
 - ``graph``: :func:`ldids.rdf.io.read_bytes`, for all four syntaxes;
 - ``stream-compiled`` and ``stream-python``: the streamed dump's per-line loop
   (:func:`ldids.dumps.stream.process_block`, compiled and in Python), for N-Triples and
-  N-Quads.
+  N-Quads;
+- ``pieces``: a Turtle document cut after every statement and read a piece at a time, as a
+  run's workers read a large one (:mod:`ldids.dumps.pieces`), or in step where it is not cut
+  (:class:`ldids.dumps.rdf_stream.NQuadsReader`), as they do.
 
 A positive syntax test must be read without an error, a negative one refused (the graph
 reader raises InputError saying the line and column; the stream reports a bad line); an
@@ -19,6 +22,7 @@ The stream also has its accepted lines' terms held equal to pyoxigraph's.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,10 +33,12 @@ from rdflib import Graph, Namespace
 from rdflib.compare import isomorphic
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from ldids.dumps import stream, worker
+from ldids.dumps import pieces, stream, worker
 from ldids.dumps.grammar import _parse_term, grammar
+from ldids.dumps.pieces import piece_statements
+from ldids.dumps.rdf_stream import NQuadsReader
 from ldids.dumps.stream import Settings
-from ldids.errors import InputError
+from ldids.errors import InputError, PieceError
 from ldids.ntriples import Quad
 from ldids.passes.config import Config
 from ldids.rdf import io as rdfio
@@ -103,6 +109,8 @@ def _cases() -> list[object]:
     params: list[object] = []
     for suite, (_, streamed) in SYNTAXES.items():
         readers = ["graph", "stream-compiled", "stream-python"] if streamed else ["graph"]
+        if suite == "rdf-turtle":
+            readers.append("pieces")
         for case in _manifest(suite):
             params.extend(pytest.param(case, reader, id=f"{suite}/{reader}/{case.name}") for reader in readers)
     return params
@@ -168,12 +176,17 @@ def _ox_term(term: object) -> Node | None:
 
 def _expected(path: Path, fmt: ox.RdfFormat) -> list[Quad]:
     """The expected statements of an evaluation test (N-Triples or N-Quads), as rdflib terms."""
+    return _terms(ox.parse(path=str(path), format=fmt))
+
+
+def _terms(quads: Iterable[ox.Quad]) -> list[Quad]:
+    """pyoxigraph's statements as rdflib terms, lexical forms as written."""
     normalizing = rdflib.NORMALIZE_LITERALS
     rdflib.NORMALIZE_LITERALS = False  # lexical forms are compared as they are written
     try:
         return [
             (_ox_term(q.subject), _ox_term(q.predicate), _ox_term(q.object), _ox_term(q.graph_name))  # type: ignore[misc]
-            for q in ox.parse(path=str(path), format=fmt)
+            for q in quads
         ]
     finally:
         rdflib.NORMALIZE_LITERALS = normalizing
@@ -232,14 +245,50 @@ def _stream(case: Case, compiled: bool) -> None:
     assert sorted(map(repr, written)) == sorted(map(repr, expected))
 
 
+def _in_pieces(case: Case) -> list[Quad]:
+    found = pieces.cut(str(case.action), "turtle", case.base, 1, least=0)
+    if found is None:
+        with case.action.open("rb") as source:
+            data = NQuadsReader(source, "turtle", name=str(case.action), base=case.base).read()
+    else:
+        try:
+            data = b"".join(piece_statements(found.path, start, stop, found.frame) for start, stop in found.ranges())
+        except PieceError:
+            raise found.error() from None
+    return _terms(ox.parse(data, format=ox.RdfFormat.N_QUADS))
+
+
+def _pieces(case: Case) -> None:
+    if case.kind == "negative":
+        with pytest.raises(InputError) as refused:
+            _in_pieces(case)
+        assert refused.value.line is not None, f"no line in {refused.value}"
+        return
+    found = _in_pieces(case)
+    if case.kind == "eval":
+        assert case.result is not None
+        expected = _expected(case.result, ox.RdfFormat.N_TRIPLES)
+        assert isomorphic(_reified(found), _reified(expected)), f"read:\n{_lines(found)}\nexpected:\n{_lines(expected)}"
+
+
 @pytest.mark.parametrize(("case", "reader"), _cases())
 def test_w3c(case: Case | None, reader: str) -> None:
     _require_suites()
     assert case is not None
     if reader == "graph":
         _graph(case)
+    elif reader == "pieces":
+        _pieces(case)
     else:
         _stream(case, compiled=reader == "stream-compiled")
+
+
+def test_the_turtle_suite_is_read_in_pieces() -> None:
+    """Most of it is cut: the pieces reader above is not the stream's in-step reader again."""
+    _require_suites()
+    cases = [case for case in _manifest("rdf-turtle") if case.kind != "negative"]
+    cut = [case.name for case in cases if pieces.cut(str(case.action), "turtle", case.base, 1, least=0)]
+    assert len(cut) >= len(cases) // 3, cut
 
 
 def test_the_suites_are_all_there() -> None:

@@ -4051,6 +4051,166 @@ static PyObject *xml_cuts(PyObject *module, PyObject *args) {
     return found;
 }
 
+/* -- Where a Turtle document can be cut (ldids/rdf/turtlecut.py, the reference) ---------- */
+
+static int turtle_delimiter(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '<' || c == '>' || c == '"' || c == '\'' ||
+           c == '{' || c == '}' || c == '[' || c == ']' || c == '(' || c == ')' || c == ',' || c == ';' ||
+           c == '#' || c == '@';
+}
+
+/* _string_end: the position after the string at i (a quote), or -1. */
+static Py_ssize_t turtle_string_end(const unsigned char *data, Py_ssize_t n, Py_ssize_t i) {
+    unsigned char quote = data[i];
+    int is_long = i + 2 < n && data[i + 1] == quote && data[i + 2] == quote;
+    Py_ssize_t j = is_long ? i + 3 : i + 1;
+    while (j < n) {
+        unsigned char c = data[j];
+        if (c == '\\') {
+            j += 2;
+            continue;
+        }
+        if (c == quote) {
+            if (!is_long) {
+                return j + 1;
+            }
+            if (j + 2 < n && data[j + 1] == quote && data[j + 2] == quote) {
+                return j + 3;
+            }
+        } else if (!is_long && (c == '\n' || c == '\r')) {
+            return -1;
+        }
+        j++;
+    }
+    return -1;
+}
+
+static int turtle_directive(const unsigned char *word, Py_ssize_t length) {
+    static const char *const names[] = {"prefix", "base", "version"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        if ((size_t)length == strlen(names[k])) {
+            Py_ssize_t m = 0;
+            while (m < length && (word[m] | 0x20) == (unsigned char)names[k][m]) {
+                m++;
+            }
+            if (m == length) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+static PyObject *turtle_cuts(PyObject *module, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t step;
+    if (!PyArg_ParseTuple(args, "y*n", &view, &step)) {
+        return NULL;
+    }
+    if (step < 1) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "turtle_cuts: step >= 1");
+        return NULL;
+    }
+    const unsigned char *data = view.buf;
+    Py_ssize_t n = view.len, target = step, depth = 0, i = 0, count = 0;
+    PyObject *found = PyList_New(0);
+    if (found == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    int refused = 0;
+    while (i < n && !refused) {
+        unsigned char c = data[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+            i++;
+        } else if (c == '#') {
+            const unsigned char *end = memchr(data + i, '\n', (size_t)(n - i));
+            i = end == NULL ? n : end - data;
+        } else if (c == '<') {
+            Py_ssize_t j = i + 1;
+            while (j < n && data[j] != '>' && data[j] != ' ' && data[j] != '\t' && data[j] != '\n' &&
+                   data[j] != '\r' && data[j] != '<') {
+                j++;
+            }
+            if (j >= n || data[j] != '>') {
+                refused = 1;
+                break;
+            }
+            i = j + 1;
+        } else if (c == '"' || c == '\'') {
+            i = turtle_string_end(data, n, i);
+            if (i < 0) {
+                refused = 1;
+                break;
+            }
+            if (i < n && data[i] == '@') {
+                i++;
+                while (i < n && (data[i] == '-' || (data[i] >= 'a' && data[i] <= 'z') ||
+                                 (data[i] >= 'A' && data[i] <= 'Z') || (data[i] >= '0' && data[i] <= '9'))) {
+                    i++;
+                }
+            }
+        } else if (c == '@') {
+            if (PyList_SetSlice(found, 0, count, NULL) < 0) {
+                Py_DECREF(found);
+                PyBuffer_Release(&view);
+                return NULL;
+            }
+            count = 0;
+            i++;
+            target = i + step;
+        } else if (c == '[' || c == '(' || c == '{') {
+            depth++;
+            i++;
+        } else if (c == ']' || c == ')' || c == '}') {
+            if (--depth < 0) {
+                refused = 1;
+                break;
+            }
+            i++;
+        } else if (c == ',' || c == ';' || c == '>') {
+            i++;
+        } else {
+            Py_ssize_t start = i;
+            while (i < n && !turtle_delimiter(data[i])) {
+                i++;
+            }
+            if (turtle_directive(data + start, i - start)) {
+                if (PyList_SetSlice(found, 0, count, NULL) < 0) {
+                    Py_DECREF(found);
+                    PyBuffer_Release(&view);
+                    return NULL;
+                }
+                count = 0;
+                target = i + step;
+                continue;
+            }
+            if (data[i - 1] == '.' && depth == 0) {
+                Py_ssize_t end = (i + 1 < n && data[i] == '\r' && data[i + 1] == '\n') ? i + 1 : i;
+                if (end < n && data[end] == '\n' && end + 1 >= target && end + 1 < n) {
+                    PyObject *position = PyLong_FromSsize_t(end + 1);
+                    if (position == NULL || PyList_Append(found, position) < 0) {
+                        Py_XDECREF(position);
+                        Py_DECREF(found);
+                        PyBuffer_Release(&view);
+                        return NULL;
+                    }
+                    Py_DECREF(position);
+                    count++;
+                    target = end + 1 + step;
+                }
+            }
+        }
+    }
+    PyBuffer_Release(&view);
+    if (refused || depth != 0) {
+        Py_DECREF(found);
+        Py_RETURN_NONE;
+    }
+    return found;
+}
+
 static PyMethodDef methods[] = {
     {"scan_block", scan_block, METH_VARARGS,
      "scan_block(data, tables, slow, bad, into=None)\n"
@@ -4071,6 +4231,9 @@ static PyMethodDef methods[] = {
     {"xml_cuts", xml_cuts, METH_VARARGS,
      "xml_cuts(data, start, step) -> [positions] or None: where the root's content of an RDF/XML document is cut\n"
      "into pieces of about step bytes; see ldids/rdf/xmlcut.py (cuts), the reference."},
+    {"turtle_cuts", turtle_cuts, METH_VARARGS,
+     "turtle_cuts(data, step) -> [positions] or None: where a Turtle document is cut into pieces of about step\n"
+     "bytes; see ldids/rdf/turtlecut.py (cuts), the reference."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -45,8 +45,8 @@ from typing import IO, TYPE_CHECKING, cast
 import pyoxigraph
 from pyoxigraph import Quad, RdfFormat
 
-from ldids.dumps import parse_beside, xml_pieces
-from ldids.dumps.xml_pieces import CUT_FROM, Pieces
+from ldids.dumps import parse_beside, pieces
+from ldids.dumps.pieces import CUT_FROM, Pieces
 from ldids.errors import InputError
 from ldids.rdf import rdfxml, xmlcheck
 from ldids.rdf.compression import compression_of
@@ -112,11 +112,12 @@ class Parsed:
     several: bool = False
     #: The run's worker processes (a large file is parsed beside them if they leave a core).
     workers: int = 1
-    #: Whether a large RDF/XML file may be cut into pieces that the workers parse (a run of
-    #: ``normalize_dump`` on 2 workers or more, ldids.dumps.xml_pieces), of about ``piece``
-    #: bytes each, from files of ``cut_from`` bytes on.
+    #: Whether a large Turtle or RDF/XML file may be cut into pieces that the workers parse
+    #: (a run of ``normalize_dump`` on 2 workers or more, ldids.dumps.pieces), of about
+    #: ``piece`` bytes each (their N-Triples fit a worker's slot: Turtle's are some three
+    #: times longer), from files of ``cut_from`` bytes on.
     cut: bool = False
-    piece: int = 1 << 20
+    piece: int = 1 << 19
     cut_from: int = CUT_FROM
 
     def __call__(self, path: str, source: InputStream) -> InputStream | Pieces:
@@ -126,10 +127,10 @@ class Parsed:
         if fmt is None:
             return source
         base = base_iri(path, self.base)
-        if fmt == "xml" and self.cut and self.workers > 1 and not self.several:
-            pieces = xml_pieces.cut(path, base, self.piece, self.cut_from)
-            if pieces is not None:
-                return pieces
+        if self.cut and self.workers > 1 and not self.several:
+            cut = pieces.cut(path, fmt, base, self.piece, self.cut_from)
+            if cut is not None:
+                return cut
         if parse_beside.worth_it(path, self.workers):  # the same lines, parsed on a core left free
             return parse_beside.Beside(path, fmt, path, base=base, rename_blank_nodes=self.several)
         return NQuadsReader(source, fmt, name=path, base=base, rename_blank_nodes=self.several)

@@ -36,6 +36,7 @@ from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from ldids.dumps.blocks import Readable, blocks
 from ldids.dumps.parse_beside import Beside
+from ldids.dumps.pieces import Pieces
 from ldids.dumps.pool import _append_part, _Part, _Pool, _split_links, _write_halves
 from ldids.dumps.serve import _BUFFERS, _Chunk, _detached, _output_buffer, _written
 from ldids.dumps.sorting import SortedUnique, difference
@@ -48,7 +49,6 @@ from ldids.dumps.stream import (
     process_block,
     shared_decisions,
 )
-from ldids.dumps.xml_pieces import Pieces
 from ldids.errors import InputError, PieceError, check_stop
 from ldids.passes.summary import Summary
 from ldids.rdf.compression import compression_of, plain_name

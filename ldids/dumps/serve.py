@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import mmap
     from multiprocessing.connection import Connection
 
-    from ldids.dumps.xml_pieces import Frame
+    from ldids.dumps.pieces import Frame
 
 DEPTH = 2  # chunks queued per worker at most
 SLOTS = 2 * DEPTH  # results of a worker's handed over and not yet taken, at most
@@ -39,7 +39,7 @@ SLOTS = 2 * DEPTH  # results of a worker's handed over and not yet taken, at mos
 class _Chunk:
     """What one task works on: the lines that start in bytes [start, stop) of a plain file,
     or (``data`` not None) the lines themselves, or (``frame`` not None) the statements of
-    the piece in bytes [start, stop) of an RDF/XML file (:mod:`ldids.dumps.xml_pieces`).
+    the piece in bytes [start, stop) of an RDF/XML file (:mod:`ldids.dumps.pieces`).
     ``handed``: the file is sent after the task, as a descriptor (:func:`_send_file`); the
     worker reads it as /proc/self/fd/N."""
 
@@ -119,7 +119,7 @@ def _run_chunk(
     with contextlib.ExitStack() as stack:
         data: BytesLike
         if chunk.frame is not None:
-            from ldids.dumps.xml_pieces import piece_statements
+            from ldids.dumps.pieces import piece_statements
 
             data = piece_statements(chunk.path, chunk.start, chunk.stop, chunk.frame)
         elif chunk.data is not None:

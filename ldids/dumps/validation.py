@@ -32,9 +32,9 @@ from rdflib import Graph
 from rdflib.term import BNode, Node, URIRef
 
 from ldids.dumps.blocks import blocks
+from ldids.dumps.pieces import Pieces
 from ldids.dumps.rdf_stream import Parsed
 from ldids.dumps.results import Kept, Key, Seen
-from ldids.dumps.xml_pieces import Pieces
 from ldids.errors import InputError, check_stop
 from ldids.rdf.files import open_input
 from ldids.shacl.prefilter import Prefilter, prefilter

@@ -1,0 +1,236 @@
+"""A large Turtle or RDF/XML file parsed by the run's workers, a piece each, not by one process.
+
+One process parsing a document in step (:class:`ldids.dumps.rdf_stream.NQuadsReader`) holds
+back the workers that normalize its statements: on 2 cores the parse is as much CPU as the
+normalization, and the coordinator that parses also writes every output. So a document is
+cut where what follows depends only on what a few bytes can say, and each worker parses its
+piece and normalizes the statements as it does a block of a dump:
+
+- RDF/XML whose root is ``rdf:RDF``, after top-level node elements (:mod:`ldids.rdf.xmlcut`):
+  a piece is the document's head (up to the root's start tag: namespaces, ``xml:base``,
+  ``xml:lang``), its elements and the root's end tag, checked by lxml
+  (:mod:`ldids.rdf.wellformed`) before pyoxigraph parses it;
+- Turtle, after statements (:mod:`ldids.rdf.turtlecut`): a piece is the directives in force
+  where it starts (``@base`` and ``@prefix``, as pyoxigraph read them from the first piece)
+  and its statements; the prefixes and base a piece ends with must be those it started
+  with, else a directive was missed and the run stops rather than read the next pieces in
+  the wrong state.
+
+What the pieces give is what the document read in step gives: the same statements in the
+same order (blank node labels kept as written name the same node in every piece; nodes the
+document leaves unnamed get pyoxigraph's random labels in either case). A piece that does not
+parse stops the run with the error of the document read in step (:meth:`Pieces.error`), with
+the document's line and column.
+
+A document is read in step where cutting could change what it says or cost more than it saves
+(:func:`cut`): standard input and compressed files (read once), files under :data:`CUT_FROM`
+bytes, several inputs (whose blank node labels are renamed per document), TriG, a document
+whose scan gives no cuts (see the two modules), a piece much larger than the others, no
+compiled scanner (its Python reference is too slow to gain), and in RDF/XML, XML literals
+(canonicalized from lxml's tree, :mod:`ldids.rdf.rdfxml`).
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import mmap
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ldids.errors import InputError, PieceError
+from ldids.rdf import wellformed, xmlcut
+from ldids.rdf.compression import compression_of
+
+__all__ = ["CUT_FROM", "FORMATS", "Frame", "Pieces", "cut", "piece_statements"]
+
+#: Files smaller than this are parsed in step: cutting gains less than it costs.
+CUT_FROM = 8 << 20
+#: The formats (as ldids.dumps.rdf_stream names them) that are cut.
+FORMATS = ("xml", "turtle")
+#: Where the root's start tag of an RDF/XML document must end, at the latest, for it to be cut.
+_HEAD = 1 << 20
+#: A document with a piece larger than this many steps and than _LARGE bytes (one statement
+#: or top-level element of megabytes: a worker would hold it, its document and its statements
+#: at once) is read in step.
+_LARGEST = 4
+_LARGE = 8 << 20
+
+_RDF_ROOT = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}RDF"
+
+#: The prefixes (sorted) and base IRI a Turtle parser is in.
+State = tuple[tuple[tuple[str, str], ...], str | None]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What every piece of a cut document shares: its format, the head a piece after the first
+    starts with and the end a piece before the last ends with (RDF/XML: the document's head
+    and the root's end tag; Turtle: the directives in force at the first cut, and nothing),
+    the base IRI it is parsed with, the file's size, and (Turtle) the state a piece must end
+    in."""
+
+    fmt: str
+    head: bytes
+    close: bytes
+    base: str | None
+    size: int
+    state: State | None = None
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """The file ``path`` (named ``shown`` in errors), cut at ``cuts``."""
+
+    path: str
+    shown: str
+    frame: Frame
+    cuts: tuple[int, ...]
+
+    def ranges(self) -> Iterator[tuple[int, int]]:
+        """The byte range of each piece, in order: the first from the file's start (its head
+        is the document's own), the last to its end."""
+        yield from itertools.pairwise((0, *self.cuts, self.frame.size))
+
+    def error(self) -> InputError:
+        """The error of the document read in step, which a piece that did not parse stands
+        for: the same message, line and column as a run that does not cut it."""
+        from ldids.dumps.rdf_stream import NQuadsReader
+        from ldids.rdf.files import open_input
+
+        with (
+            open_input(self.path) as (source, _, _),
+            NQuadsReader(source, self.frame.fmt, name=self.path, base=self.frame.base) as lines,
+        ):
+            try:
+                while lines.read(1 << 20):
+                    pass
+            except InputError as error:
+                return error
+        # Each piece is a document of its own; the whole, read in step, has no error. A
+        # defect of the cutting, not of the input: said as such, and nothing is written.
+        raise RuntimeError(f"{self.shown}: a piece of the document did not parse, the whole document does")
+
+
+def cut(path: str, fmt: str, base: str | None, step: int, least: int = CUT_FROM) -> Pieces | None:
+    """The pieces of the ``fmt`` file ``path`` of about ``step`` bytes each, or None where it
+    is read in step (see the module's docstring). ``least``: the smallest file cut."""
+    from ldids.dumps.worker import _scan as scan
+
+    if (
+        fmt not in FORMATS
+        or scan is None
+        or os.environ.get("LDIDS_PURE_PYTHON")
+        or path == "-"
+        or compression_of(path) is not None
+    ):
+        return None
+    try:
+        with open(path, "rb") as file:
+            status = os.fstat(file.fileno())
+            if not stat.S_ISREG(status.st_mode) or status.st_size < max(least, 1):
+                return None
+            with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                found = _xml(data, scan, base, step) if fmt == "xml" else _turtle(data, scan, base, step)
+    except OSError:  # said when the file is read in step
+        return None
+    if found is None:
+        return None
+    (head, close, state), cuts, start = found
+    edges = (start, *cuts, status.st_size)  # an RDF/XML head, in the first piece, counts once
+    if any(stop - begin > max(_LARGEST * step, _LARGE) for begin, stop in itertools.pairwise(edges)):
+        return None
+    return Pieces(path, path, Frame(fmt, head, close, base, status.st_size, state), tuple(cuts))
+
+
+#: What a format's cutting finds: the frame's head, end and state; the cuts; where the first
+#: piece's own content starts.
+_Found = tuple[tuple[bytes, bytes, State | None], list[int], int]
+
+
+def _xml(data: mmap.mmap, scan: object, base: str | None, step: int) -> _Found | None:
+    """The head and end of an RDF/XML document's pieces, its cuts, and where its content starts."""
+    from ldids.rdf.rdfxml import says_literal
+
+    if says_literal(data):  # type: ignore[arg-type]
+        return None
+    root = xmlcut.root_start(data[:_HEAD])  # a head past it: read in step
+    if root is None:
+        return None
+    start, name = root
+    head, close = data[:start], b"</" + name + b">"
+    found = scan.xml_cuts(data, start, step)  # type: ignore[attr-defined]
+    if found is None or not _rdf_root(head + close):
+        return None
+    return (head, close, None), found, start
+
+
+def _turtle(data: mmap.mmap, scan: object, base: str | None, step: int) -> _Found | None:
+    """The directives that start a Turtle document's pieces, and its cuts."""
+    import pyoxigraph as ox
+
+    found: list[int] | None = scan.turtle_cuts(data, step)  # type: ignore[attr-defined]
+    if not found:
+        return None
+    parser = ox.parse(data[: found[0]], format=ox.RdfFormat.TURTLE, base_iri=base)
+    try:
+        for _ in parser:
+            pass
+    except SyntaxError:  # said when the document is read in step
+        return None
+    state = _state(parser)
+    prefixes, now = state
+    head = "".join(
+        ([f"@base <{now}> .\n"] if now is not None else []) + [f"@prefix {name}: <{iri}> .\n" for name, iri in prefixes]
+    )
+    return (head.encode(), b"", state), found, 0
+
+
+def _state(parser: object) -> State:
+    prefixes: dict[str, str] = parser.prefixes  # type: ignore[attr-defined]
+    return tuple(sorted(prefixes.items())), parser.base_iri  # type: ignore[attr-defined]
+
+
+def _rdf_root(document: bytes) -> bool:
+    """Whether the head's root element is ``rdf:RDF`` (its namespace resolved by lxml)."""
+    from lxml import etree
+
+    try:
+        root = etree.fromstring(document, etree.XMLParser(**wellformed.OPTIONS))
+    except etree.XMLSyntaxError:
+        return False
+    return str(root.tag) == _RDF_ROOT
+
+
+def piece_statements(path: str, start: int, stop: int, frame: Frame) -> bytes:
+    """The N-Quads lines of the piece of ``path`` in bytes [start, stop), as the document read
+    in step writes them (:class:`ldids.dumps.rdf_stream.NQuadsReader`). :class:`PieceError`
+    if the piece does not parse (or, RDF/XML, is not well-formed XML; Turtle, ends in a state
+    it did not start in)."""
+    import pyoxigraph as ox
+
+    from ldids.dumps.rdf_stream import as_written
+
+    with open(path, "rb") as file:
+        body = os.pread(file.fileno(), stop - start, start)
+    if len(body) != stop - start:
+        raise PieceError(f"{path}: the file changed while it was read")
+    document = b"".join((frame.head if start > 0 else b"", body, frame.close if stop < frame.size else b""))
+    if frame.fmt == "xml":
+        try:
+            wellformed.check(io.BytesIO(document))
+        except wellformed.MalformedError as fault:
+            raise PieceError(fault.message) from None
+    parser = ox.parse(
+        document, format=ox.RdfFormat.RDF_XML if frame.fmt == "xml" else ox.RdfFormat.TURTLE, base_iri=frame.base
+    )
+    try:
+        data = ox.serialize(parser, format=ox.RdfFormat.N_QUADS)
+    except SyntaxError as error:
+        raise PieceError(str(error)) from None
+    if frame.state is not None and _state(parser) != frame.state:
+        raise PieceError(f"{path}: a directive in bytes {start} to {stop} that the cuts did not see")
+    assert data is not None
+    return as_written(data)

@@ -1,0 +1,489 @@
+"""RDF/XML and Turtle cut into pieces for the workers (ldids.dumps.pieces, ldids.rdf.xmlcut,
+ldids.rdf.turtlecut).
+
+Where the cuts are: tables of documents whose cuts are counted by hand, and the compiled
+scanners held to their Python references over generated and mutated documents. What the
+pieces give: a large document's output byte for byte that of the run that does not cut it,
+an error in a later piece the document's own; the documents that are not cut. The W3C
+RDF/XML and Turtle suites read in pieces are in tests/test_rdf_xml.py and
+tests/test_w3c_rdf.py.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ldids.dumps import pieces
+from ldids.dumps.rdf_stream import Parsed
+from ldids.dumps.run import DumpSummary, normalize_dump
+from ldids.dumps.stream import Settings
+from ldids.dumps.worker import _scan
+from ldids.errors import InputError, PieceError
+from ldids.passes.config import Config
+from ldids.rdf import turtlecut, xmlcut
+
+compiled = pytest.mark.skipif(_scan is None, reason="the C extension ldids.dumps._scan was not built")
+
+HEAD = (
+    '<?xml version="1.0"?>\n<!-- a comment -->\n'
+    '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://example.org/">'
+)
+
+
+def _at(text: str, *markers: str) -> list[int]:
+    """The byte position just after each marker, found in turn."""
+    data, positions, start = text.encode(), [], 0
+    for marker in markers:
+        start = data.index(marker.encode(), start) + len(marker)
+        positions.append(start)
+    return positions
+
+
+# (document, step, the markers after which it is cut; None: not cut)
+CUT_CASES: list[tuple[str, str, int, list[str] | None]] = [
+    ("two elements", HEAD + "<ex:A/><ex:B/></rdf:RDF>", 1, ["<ex:A/>", "<ex:B/>"]),
+    ("nested", HEAD + "<ex:A><ex:p><ex:B/></ex:p></ex:A><ex:C/></rdf:RDF>", 1, ["</ex:A>", "<ex:C/>"]),
+    (
+        "markup in quotes, comments, CDATA and PIs is not markup",
+        HEAD + "<ex:A ex:q='a>b' ex:r=\"</ex:A>\"/><!-- <ex:X> --><?pi <ex:Y>?>"
+        "<ex:B><ex:p><![CDATA[</ex:B>]]></ex:p></ex:B></rdf:RDF>",
+        1,
+        ['ex:r="</ex:A>"/>', "]]></ex:p></ex:B>"],
+    ),
+    ("a step past the first", HEAD + "<ex:A/><ex:B/><ex:C/></rdf:RDF>", 10, ["<ex:B/>"]),
+    ("no cut at the root's end", HEAD + "<ex:A/></rdf:RDF>", 1000, []),
+    ("an rdf:ID", HEAD + '<ex:A rdf:ID="x"/></rdf:RDF>', 1, None),
+    ("an ID with spaces around =", HEAD + "<ex:A/><ex:B rdf:ID \n= 'x'/></rdf:RDF>", 1, None),
+    ("rdf:nodeID is cut", HEAD + '<ex:A rdf:nodeID="x"/><ex:B/></rdf:RDF>', 1, ['rdf:nodeID="x"/>', "<ex:B/>"]),
+    ("ID in a value is no attribute", HEAD + '<ex:A ex:v="ID=1"/></rdf:RDF>', 1, ['ex:v="ID=1"/>']),
+    ("cut short", HEAD + "<ex:A/><ex:B>", 1, None),
+    ("a comment that does not end", HEAD + "<ex:A/><!-- </rdf:RDF>", 1, None),
+    ("a declaration in content", HEAD + "<ex:A/><!ENTITY x 'y'></rdf:RDF>", 1, None),
+    ("a value that does not end", HEAD + '<ex:A ex:v="/></rdf:RDF>', 1, None),
+]
+
+
+@pytest.mark.parametrize(("document", "step", "after"), [case[1:] for case in CUT_CASES], ids=[c[0] for c in CUT_CASES])
+def test_where_a_document_is_cut(document: str, step: int, after: list[str] | None) -> None:
+    data = document.encode()
+    root = xmlcut.root_start(data)
+    assert root is not None
+    start, name = root
+    assert (data[:start].endswith(b'xmlns:ex="http://example.org/">'), name) == (True, b"rdf:RDF")
+    expected = None if after is None else _at(document, *after)
+    assert xmlcut.cuts(data, start, step) == expected
+    if _scan is not None:
+        assert _scan.xml_cuts(data, start, step) == expected
+
+
+@pytest.mark.parametrize(
+    ("document", "found"),
+    [
+        ('<?xml version="1.0"?><rdf:RDF a="x>y">', (38, b"rdf:RDF")),  # the whole: 38 bytes
+        ("<!-- <no> --><?pi <no>?>\n<RDF\n/>", None),
+        ('<!DOCTYPE rdf:RDF [<!ENTITY e "x">]><rdf:RDF>', None),
+        ("no element", None),
+        ("<rdf:RDF", None),
+    ],
+)
+def test_where_the_root_starts(document: str, found: tuple[int, bytes] | None) -> None:
+    assert xmlcut.root_start(document.encode()) == found
+
+
+# -- The compiled scanner is its Python reference -------------------------------------------------
+
+_NAMES = st.sampled_from(["ex:A", "ex:p", "rdf:Description", "a", "ex:ID", "x:ID"])
+_VALUES = st.sampled_from(["v", "a>b", "</ex:A>", "ID=1", "", "'", '"'])
+_SPACES = st.sampled_from(["", " ", "\n", "\t "])
+
+
+@st.composite
+def _markup(draw: st.DrawFn, depth: int = 0) -> str:
+    """Well-formed-ish markup, with every construct the scanner must step over."""
+    kind = draw(st.integers(0, 7 if depth < 3 else 5))
+    if kind == 0:
+        return draw(st.sampled_from(["text", " ", "\n", "a > b", "]]"]))
+    if kind == 1:
+        return f"<!--{draw(st.sampled_from(['', ' <ex:A> ', '-', '>']))}-->"
+    if kind == 2:
+        return f"<![CDATA[{draw(st.sampled_from(['', '</ex:A>', ']]', '<']))}]]>"
+    if kind == 3:
+        return f"<?pi {draw(st.sampled_from(['', '<ex:A>', '?']))}?>"
+    name = draw(_NAMES)
+    attributes = "".join(
+        f" {draw(_NAMES)}{draw(_SPACES)}={draw(_SPACES)}{q}{draw(_VALUES).replace(q, '')}{q}"
+        for q in draw(st.lists(st.sampled_from(["'", '"']), max_size=3))
+    )
+    if kind in (4, 5):
+        return f"<{name}{attributes}{draw(_SPACES)}/>"
+    children = "".join(draw(st.lists(_markup(depth + 1), max_size=4)))
+    return f"<{name}{attributes}>{children}</{name}{draw(_SPACES)}>"
+
+
+@compiled
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_markup(), max_size=12),
+    st.integers(1, 60),
+    st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 3), st.sampled_from(["<", ">", "'", "/", "!--", ""]))),
+)
+def test_the_compiled_scanner_is_its_reference(
+    elements: list[str], step: int, mutations: list[tuple[int, int, str]]
+) -> None:
+    data = bytearray((HEAD + "".join(elements) + "</rdf:RDF>\n").encode())
+    for at, cut, text in mutations:  # cut, inserted: documents the scanner must give up on alike
+        at %= len(data) + 1
+        data[at : at + cut] = text.encode()
+    document = bytes(data)
+    start = len(HEAD.encode())
+    assert _scan is not None
+    assert _scan.xml_cuts(document, start, step) == xmlcut.cuts(document, start, step)
+
+
+# -- What the pieces give is what the document gives ----------------------------------------------
+
+
+def _cut_lines(
+    path: Path, base: str, output: Path, *, cut: bool, piece: int = 1, workers: int = 2, fmt: str = "xml"
+) -> DumpSummary:
+    statements = Parsed({str(path): fmt}, base, workers=workers, cut=cut, piece=piece, cut_from=0)
+    return normalize_dump([str(path)], str(output), Settings(Config()), workers=workers, statements=statements)
+
+
+def _error(
+    path: Path, base: str, output: Path, *, cut: bool, piece: int = 1, fmt: str = "xml"
+) -> tuple[str, int | None, int | None]:
+    """The error of the run (message, line, column)."""
+    with pytest.raises(InputError) as raised:
+        _cut_lines(path, base, output, cut=cut, piece=piece, fmt=fmt)
+    return raised.value.message, raised.value.line, raised.value.column
+
+
+def _large(path: Path, elements: int) -> Path:
+    """A document of many top-level elements with identifiers, labelled blank nodes, nested
+    elements, comments and languages (no element unnamed: the same bytes every run)."""
+    body = "".join(
+        f'\n  <rdf:Description rdf:about="info:fedora/demo:{n}"><!-- {n} -->\n'
+        f'    <ex:id>demo:{n}</ex:id><ex:link rdf:resource="hdl:1765/{n}"/>\n'
+        f'    <ex:node rdf:nodeID="b{n % 13}"/><ex:title xml:lang="en">t {n} &amp; &lt;x&gt;</ex:title>\n'
+        f'    <ex:part><ex:Thing rdf:about="oai:example.org:{n}"><ex:n>{n}</ex:n></ex:Thing></ex:part>\n'
+        "  </rdf:Description>"
+        for n in range(elements)
+    )
+    head = HEAD.replace("<rdf:RDF", '<rdf:RDF xml:base="http://base.example/"')
+    path.write_text(f"{head}{body}\n</rdf:RDF>\n")
+    return path
+
+
+@compiled
+@pytest.mark.parametrize("workers", [2, 3])
+def test_a_document_in_pieces_is_written_as_in_step(workers: int, tmp_path: Path) -> None:
+    source = _large(tmp_path / "large.rdf", 2000)
+    found = pieces.cut(str(source), "xml", "file:///x", 4096, least=0)
+    assert found is not None
+    assert len(found.cuts) > 50  # many pieces, each a few elements
+    base = "http://fallback.example/"
+    one, two = tmp_path / "in-step.nt", tmp_path / "pieces.nt"
+    in_step = _cut_lines(source, base, one, cut=False, workers=workers)
+    in_pieces = _cut_lines(source, base, two, cut=True, piece=4096, workers=workers)
+    assert two.read_bytes() == one.read_bytes()
+    assert in_pieces.to_json() | {"run": None} == in_step.to_json() | {"run": None}
+    assert in_pieces.lines_in == in_step.lines_in == 7 * 2000  # 5 properties, a typed node and its n
+    assert in_pieces.links == in_step.links > 0
+
+
+@compiled
+@pytest.mark.parametrize(
+    ("broken", "by"),
+    [
+        ("<ex:n>1500</ex:n>", "<ex:n>1500</ex:x>"),  # malformed XML, lxml's error
+        ('rdf:about="oai:example.org:1700"', 'rdf:about="oai:example.org:1700 x"'),  # pyoxigraph's (no position)
+        ("<ex:n>1900</ex:n></ex:Thing>", "<ex:n>1900</ex:n></ex:Thing><ex:q/>"),  # RDF/XML's grammar
+    ],
+)
+def test_an_error_in_a_later_piece_is_the_documents(broken: str, by: str, tmp_path: Path) -> None:
+    source = _large(tmp_path / "large.rdf", 2000)
+    source.write_text(source.read_text().replace(broken, by))
+    assert pieces.cut(str(source), "xml", "http://x/", 4096, least=0) is not None  # its pieces fail, not its cut
+    output = tmp_path / "out.nt"
+    output.write_text("before\n")
+    in_pieces = _error(source, "http://x/", output, cut=True, piece=4096)
+    assert output.read_text() == "before\n"
+    in_step = _error(source, "http://x/", output, cut=False)
+    assert in_pieces == in_step
+    line = next(n for n, text in enumerate(source.read_text().splitlines(), 1) if by in text)
+    assert in_pieces[1] == line
+
+
+@compiled
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (lambda text: text.replace('rdf:about="info:fedora/demo:7"', 'rdf:ID="seven"'), "an rdf:ID"),
+        (lambda text: text.replace("<ex:n>7</ex:n>", '<ex:n rdf:parseType="Literal"><b/></ex:n>'), "an XML literal"),
+        (lambda text: text.replace("<rdf:RDF ", "<!DOCTYPE rdf:RDF>\n<rdf:RDF ", 1), "a DOCTYPE"),
+        (lambda text: re.sub(r"rdf:RDF\b", "ex:RDF", text), "a root that is not rdf:RDF"),
+        (lambda text: text.replace("</rdf:RDF>", ""), "cut short"),
+    ],
+)
+def test_documents_read_in_step(change: object, why: str, tmp_path: Path) -> None:
+    source = _large(tmp_path / "large.rdf", 50)
+    assert pieces.cut(str(source), "xml", None, 100, least=0) is not None
+    assert callable(change)
+    source.write_text(change(source.read_text()))
+    assert pieces.cut(str(source), "xml", None, 100, least=0) is None, why
+
+
+@compiled
+def test_what_is_not_cut_by_its_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = _large(tmp_path / "large.rdf", 50)
+    size = source.stat().st_size
+    assert pieces.cut(str(source), "xml", None, 100, least=size) is not None
+    assert pieces.cut(str(source), "xml", None, 100, least=size + 1) is None  # small: parsed in step
+    assert pieces.cut(str(source), "xml", None, size // 10, least=0) is not None
+    packed = tmp_path / "large.rdf.gz"
+    packed.write_bytes(gzip.compress(source.read_bytes()))
+    assert pieces.cut(str(packed), "xml", None, 100, least=0) is None  # read once
+    assert pieces.cut("-", "xml", None, 100, least=0) is None
+    one = source.read_text()
+    source.write_text(
+        one.replace("</rdf:Description>\n</rdf:RDF>", "<ex:p>" + "x" * 500 + "</ex:p></rdf:Description>\n</rdf:RDF>")
+    )
+    monkeypatch.setattr(pieces, "_LARGE", 400)
+    assert pieces.cut(str(source), "xml", None, 100, least=0) is None  # a piece many steps long
+    monkeypatch.undo()
+    source.write_text(one)
+    several = Parsed({str(source): "xml"}, workers=2, cut=True, piece=100, cut_from=0, several=True)
+    with open(source, "rb") as stream:
+        assert not isinstance(several(str(source), stream), pieces.Pieces)  # labels renamed per document
+    one_worker = Parsed({str(source): "xml"}, workers=1, cut=True, piece=100, cut_from=0)
+    with open(source, "rb") as stream:
+        assert not isinstance(one_worker(str(source), stream), pieces.Pieces)
+    monkeypatch.setenv("LDIDS_PURE_PYTHON", "1")
+    assert pieces.cut(str(source), "xml", None, 100, least=0) is None
+    assert os.environ["LDIDS_PURE_PYTHON"] == "1"
+
+
+# -- Turtle ---------------------------------------------------------------------------------------
+
+PREFIXES = "@prefix ex: <http://example.org/> .\nPREFIX dc: <http://purl.org/dc/elements/1.1/>\n"
+
+# (document, step, the markers after which it is cut; None: not cut)
+TURTLE_CUTS: list[tuple[str, str, int, list[str] | None]] = [
+    (
+        "statements",
+        PREFIXES + "ex:a ex:p ex:o .\nex:b ex:p ex:o .\nex:c ex:p ex:o .\n",
+        1,
+        ["ex:a ex:p ex:o .\n", "ex:b ex:p ex:o .\n"],
+    ),
+    # the step counts from the last directive (PREFIX, 43 bytes in)
+    ("a step past the first", PREFIXES + "ex:a ex:p 1 .\nex:b ex:p 2 .\nex:c ex:p 3 .\n", 60, ["ex:b ex:p 2 .\n"]),
+    ("no cut at the end", PREFIXES + "ex:a ex:p ex:o .\n", 1, []),
+    (
+        "dots that end no statement",
+        PREFIXES + 'ex:a ex:p "x .\\n", """y .\n z""", <http://e/.>, ex:b.c, 1.5, [ ex:q ex:r ] ; # ex:s .\n'
+        ' ex:t ex:u .\nex:v ex:p "w"@en-GB.\nex:x ex:p ex:y .\n',
+        1,
+        ["ex:t ex:u .\n", '"w"@en-GB.\n'],
+    ),
+    ("windows line ends", PREFIXES + "ex:a ex:p ex:o .\r\nex:b ex:p ex:o .\r\n", 1, ["ex:o .\r\n"]),
+    (
+        "a dot then a comment",
+        PREFIXES + "ex:a ex:p ex:o . # no cut\nex:b ex:p ex:o .\nex:c ex:p ex:o .\n",
+        1,
+        ["ex:b ex:p ex:o .\n"],
+    ),
+    ("blank node labels", PREFIXES + "_:a ex:p _:b.\n_:b ex:p _:a .\n", 1, ["_:b.\n"]),
+    (
+        "no cut before a directive",
+        PREFIXES + "ex:a ex:p ex:o .\n@prefix ex: <http://other/> .\nex:b ex:p ex:o .\nex:c ex:p ex:o .\n",
+        1,
+        ["<http://other/> .\n", "ex:b ex:p ex:o .\n"],
+    ),
+    (
+        "nor before PREFIX",
+        PREFIXES + "ex:a ex:p ex:o .\nprefix ex: <http://other/>\nex:b ex:p ex:o .\nex:c ex:p ex:o .\n",
+        1,
+        ["ex:b ex:p ex:o .\n"],
+    ),
+    ("nor before BASE", PREFIXES + "ex:a ex:p ex:o .\nex:b ex:p ex:o .\nBase <http://other/>\n", 1, []),
+    (
+        "prefix as a name is none",
+        PREFIXES + "ex:a ex:p ex:o .\nex:prefix ex:base prefix:x .\nex:c ex:p ex:o .\n",
+        1,
+        ["ex:a ex:p ex:o .\n", "prefix:x .\n"],
+    ),
+    ("a string that does not end", PREFIXES + 'ex:a ex:p ex:o .\nex:b ex:p "x\nex:c ex:p ex:o .\n', 1, None),
+    ("an IRI with a space", PREFIXES + "ex:a ex:p ex:o .\nex:b ex:p <http://e/ x> .\n", 1, None),
+    ("RDF 1.2 triple terms", PREFIXES + "ex:a ex:p ex:o .\nex:b ex:p <<( ex:s ex:p ex:o )>> .\n", 1, None),
+    ("brackets that do not close", PREFIXES + "ex:a ex:p [ ex:q ex:o .\nex:b ex:p ex:o .\n", 1, None),
+    ("no dot at depth 1", PREFIXES + "ex:a ex:p ( 1.\n 2 ) .\nex:b ex:p ex:o .\n", 1, ["2 ) .\n"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("document", "step", "after"), [case[1:] for case in TURTLE_CUTS], ids=[c[0] for c in TURTLE_CUTS]
+)
+def test_where_turtle_is_cut(document: str, step: int, after: list[str] | None) -> None:
+    data = document.encode()
+    expected = None if after is None else _at(document, *after)
+    assert turtlecut.cuts(data, step) == expected
+    if _scan is not None:
+        assert _scan.turtle_cuts(data, step) == expected
+
+
+_TOKENS = st.sampled_from(
+    [
+        "ex:a",
+        "ex:b.c",
+        "_:b1",
+        "a",
+        "1",
+        "1.5",
+        "-2e3",
+        "true",
+        "<http://e/x>",
+        "<http://e/ x>",
+        "<<",
+        ">>",
+        '"s"',
+        '"s . \\" x"',
+        "'t'",
+        '"""long .\n"""',
+        "'''l'''",
+        '"x"@en',
+        '"x"^^ex:t',
+        "[",
+        "]",
+        "(",
+        ")",
+        "{",
+        "}",
+        ",",
+        ";",
+        ".",
+        ".\n",
+        "\n",
+        "# c .\n",
+        "@prefix",
+        "PREFIX",
+        "base",
+        "@",
+        "\r\n",
+        '"',
+        "'",
+    ]
+)
+
+
+@compiled
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_TOKENS, max_size=60), st.lists(st.sampled_from([" ", "", "\n"]), max_size=60), st.integers(1, 40))
+def test_the_compiled_turtle_scanner_is_its_reference(tokens: list[str], spaces: list[str], step: int) -> None:
+    text = "".join(token + (spaces[k] if k < len(spaces) else " ") for k, token in enumerate(tokens))
+    data = text.encode()
+    assert _scan is not None
+    assert _scan.turtle_cuts(data, step) == turtlecut.cuts(data, step)
+
+
+def _large_turtle(path: Path, statements: int) -> Path:
+    """A Turtle document of many statements with identifiers, blank node labels, long strings,
+    escapes, languages, prefixes and a base (no node unnamed: the same bytes every run)."""
+    body = "".join(
+        f'<info:fedora/demo:{n}> ex:id "demo:{n}" ; ex:link <http://hdl.handle.net/1765/{n}> ;\n'
+        f'  ex:node _:b{n % 13} ; dc:title "t {n} . \\"x\\""@en , """long {n} .\n"""@de ;\n'
+        f"  ex:rel <rel/{n}> , ex:r{n} .\n"
+        f"# a comment .\n_:b{n % 13} ex:n {n}.5 .\n"
+        for n in range(statements)
+    )
+    path.write_text(f"@base <http://base.example/dir/> .\n{PREFIXES}{body}")
+    return path
+
+
+@compiled
+@pytest.mark.parametrize("workers", [2, 3])
+def test_turtle_in_pieces_is_written_as_in_step(workers: int, tmp_path: Path) -> None:
+    source = _large_turtle(tmp_path / "large.ttl", 2000)
+    found = pieces.cut(str(source), "turtle", "file:///x", 4096, least=0)
+    assert found is not None
+    assert len(found.cuts) > 50
+    assert found.frame.head.startswith(b"@base <http://base.example/dir/> .\n")
+    one, two = tmp_path / "in-step.nt", tmp_path / "pieces.nt"
+    in_step = _cut_lines(source, "http://x/", one, cut=False, workers=workers, fmt="turtle")
+    in_pieces = _cut_lines(source, "http://x/", two, cut=True, piece=4096, workers=workers, fmt="turtle")
+    assert two.read_bytes() == one.read_bytes()
+    assert b"<http://base.example/dir/rel/7>" in one.read_bytes()
+    assert in_pieces.to_json() | {"run": None} == in_step.to_json() | {"run": None}
+    assert in_pieces.lines_in == in_step.lines_in == 8 * 2000
+    assert in_pieces.links == in_step.links > 0
+
+
+@compiled
+@pytest.mark.parametrize(
+    ("broken", "by"),
+    [
+        ("<http://hdl.handle.net/1765/1500>", "<http://hdl.handle.net/1765/1500 x>"),
+        ('ex:id "demo:1700"', 'ex:id "demo:1700'),
+        ("ex:r1900 .", "ex:r1900 ;; ,"),
+        ("ex:rel <rel/1800>", "ex:rel undeclared:x"),
+    ],
+)
+def test_a_turtle_error_in_a_later_piece_is_the_documents(broken: str, by: str, tmp_path: Path) -> None:
+    source = _large_turtle(tmp_path / "large.ttl", 2000)
+    source.write_text(source.read_text().replace(broken, by))
+    output = tmp_path / "out.nt"
+    output.write_text("before\n")
+    in_step = _error(source, "http://x/", output, cut=False, fmt="turtle")
+    assert output.read_text() == "before\n"
+    if pieces.cut(str(source), "turtle", "http://x/", 4096, least=0) is not None:  # else read in step
+        assert _error(source, "http://x/", output, cut=True, piece=4096, fmt="turtle") == in_step
+        assert output.read_text() == "before\n"
+    line = next(n for n, written in enumerate(source.read_text().splitlines(), 1) if by in written)
+    assert in_step[1] == line
+
+
+@compiled
+def test_a_piece_that_ends_in_another_state_stops_the_run(tmp_path: Path) -> None:
+    """A directive the cuts did not see (here, written after the document was cut): the pieces
+    after it would be read with the wrong prefixes, so its piece fails."""
+    source = _large_turtle(tmp_path / "large.ttl", 200)
+    found = pieces.cut(str(source), "turtle", "http://x/", 1000, least=0)
+    assert found is not None
+    start, stop = list(found.ranges())[3]
+    assert pieces.piece_statements(str(source), start, stop, found.frame)  # as cut: it parses
+    data = source.read_bytes()
+    piece = data[start:stop]
+    changed = piece.replace(b"# a comment .\n", b"@prefix ex: <http://other/> .\n", 1)
+    assert changed != piece
+    source.write_bytes(data[:start] + changed + data[stop:])
+    with pytest.raises(PieceError, match="a directive"):
+        pieces.piece_statements(str(source), start, stop + len(changed) - len(piece), found.frame)
+
+
+@compiled
+def test_turtle_read_in_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = _large_turtle(tmp_path / "large.ttl", 50)
+    assert pieces.cut(str(source), "turtle", None, 100, least=0) is not None
+    text = source.read_text()
+    late = "@prefix late: <http://late/> .\n"
+    source.write_text(text.replace("<info:fedora/demo:25>", late + "<info:fedora/demo:25>"))
+    found = pieces.cut(str(source), "turtle", None, 100, least=0)
+    assert found is not None
+    assert found.cuts[0] > source.read_text().index(late)  # no cut before a directive
+    assert b"@prefix late: <http://late/> .\n" in found.frame.head
+    monkeypatch.setattr(pieces, "_LARGE", 1000)
+    assert pieces.cut(str(source), "turtle", None, 100, least=0) is None  # a first piece of half: read in step
+    monkeypatch.undo()
+    source.write_text(text + late)
+    assert pieces.cut(str(source), "turtle", None, 100, least=0) is None  # no cut after the last directive
+    source.write_text(text)
+    trig = source.with_suffix(".trig")
+    trig.write_text(text)
+    assert pieces.cut(str(trig), "trig", None, 100, least=0) is None
