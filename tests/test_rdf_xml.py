@@ -110,7 +110,7 @@ def _pieces_path(case: Case) -> Graph:
     if found is None:
         return _stream_path(case)
     try:
-        lines = b"".join(piece_statements(found.path, start, stop, found.frame) for start, stop in found.ranges())
+        lines = b"".join(piece_statements(found.path, start, stop, found.frame) for start, stop, _, _ in found.ranges())
     except PieceError:
         raise found.error() from None
     return Graph().parse(data=lines, format="nt")

@@ -4101,10 +4101,31 @@ static int turtle_directive(const unsigned char *word, Py_ssize_t length) {
     return 0;
 }
 
+/* The kinds of the last top-level tokens (turtlecut.py: _START, _END, _NAME, _GRAPH, _OTHER). */
+enum { T_START, T_END, T_NAME, T_GRAPH, T_OTHER };
+
+typedef struct {
+    Py_ssize_t depth, block_start, block_end;
+    int kinds[2];
+    Py_ssize_t begins[2], ends[2];
+} TurtleScan;
+
+static void turtle_seen(TurtleScan *scan, int kind, Py_ssize_t begin, Py_ssize_t end) {
+    if (scan->depth == 0 && scan->block_start < 0) {
+        scan->kinds[0] = scan->kinds[1];
+        scan->begins[0] = scan->begins[1];
+        scan->ends[0] = scan->ends[1];
+        scan->kinds[1] = kind;
+        scan->begins[1] = begin;
+        scan->ends[1] = end;
+    }
+}
+
 static PyObject *turtle_cuts(PyObject *module, PyObject *args) {
     Py_buffer view;
     Py_ssize_t step;
-    if (!PyArg_ParseTuple(args, "y*n", &view, &step)) {
+    int trig = 0;
+    if (!PyArg_ParseTuple(args, "y*n|p", &view, &step, &trig)) {
         return NULL;
     }
     if (step < 1) {
@@ -4113,14 +4134,15 @@ static PyObject *turtle_cuts(PyObject *module, PyObject *args) {
         return NULL;
     }
     const unsigned char *data = view.buf;
-    Py_ssize_t n = view.len, target = step, depth = 0, i = 0, count = 0;
+    Py_ssize_t n = view.len, target = step, i = 0, count = 0;
+    TurtleScan scan = {0, -1, -1, {T_START, T_START}, {0, 0}, {0, 0}};
     PyObject *found = PyList_New(0);
     if (found == NULL) {
         PyBuffer_Release(&view);
         return NULL;
     }
-    int refused = 0;
-    while (i < n && !refused) {
+    int refused = 0, failed = 0;
+    while (i < n && !refused && !failed) {
         unsigned char c = data[i];
         if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
             i++;
@@ -4137,8 +4159,10 @@ static PyObject *turtle_cuts(PyObject *module, PyObject *args) {
                 refused = 1;
                 break;
             }
+            turtle_seen(&scan, T_NAME, i, j + 1);
             i = j + 1;
         } else if (c == '"' || c == '\'') {
+            Py_ssize_t begin = i;
             i = turtle_string_end(data, n, i);
             if (i < 0) {
                 refused = 1;
@@ -4151,52 +4175,69 @@ static PyObject *turtle_cuts(PyObject *module, PyObject *args) {
                     i++;
                 }
             }
+            turtle_seen(&scan, T_OTHER, begin, i);
         } else if (c == '@') {
-            if (PyList_SetSlice(found, 0, count, NULL) < 0) {
-                Py_DECREF(found);
-                PyBuffer_Release(&view);
-                return NULL;
-            }
+            failed = PyList_SetSlice(found, 0, count, NULL) < 0;
             count = 0;
+            turtle_seen(&scan, T_OTHER, i, i + 1);
             i++;
             target = i + step;
-        } else if (c == '[' || c == '(' || c == '{') {
-            depth++;
-            i++;
-        } else if (c == ']' || c == ')' || c == '}') {
-            if (--depth < 0) {
+        } else if (c == '{' && trig && scan.depth == 0 && scan.block_start < 0) {
+            if (scan.kinds[1] == T_START || scan.kinds[1] == T_END) {
+                scan.block_start = scan.block_end = i;
+            } else if (scan.kinds[1] == T_NAME &&
+                       (scan.kinds[0] == T_START || scan.kinds[0] == T_END || scan.kinds[0] == T_GRAPH)) {
+                scan.block_start = scan.begins[1];
+                scan.block_end = scan.ends[1];
+            } else {
                 refused = 1;
                 break;
             }
             i++;
+        } else if (c == '}' && scan.depth == 0 && scan.block_start >= 0) {
+            scan.block_start = scan.block_end = -1;
+            turtle_seen(&scan, T_END, i, i + 1);
+            i++;
+        } else if (c == '[' || c == '(' || c == '{') {
+            turtle_seen(&scan, T_OTHER, i, i + 1);
+            scan.depth++;
+            i++;
+        } else if (c == ']' || c == ')' || c == '}') {
+            if (--scan.depth < 0) {
+                refused = 1;
+                break;
+            }
+            turtle_seen(&scan, T_OTHER, i, i + 1);
+            i++;
         } else if (c == ',' || c == ';' || c == '>') {
+            turtle_seen(&scan, T_OTHER, i, i + 1);
             i++;
         } else {
-            Py_ssize_t start = i;
+            Py_ssize_t begin = i;
             while (i < n && !turtle_delimiter(data[i])) {
                 i++;
             }
-            if (turtle_directive(data + start, i - start)) {
-                if (PyList_SetSlice(found, 0, count, NULL) < 0) {
-                    Py_DECREF(found);
-                    PyBuffer_Release(&view);
-                    return NULL;
-                }
+            if (turtle_directive(data + begin, i - begin)) {
+                failed = PyList_SetSlice(found, 0, count, NULL) < 0;
                 count = 0;
+                turtle_seen(&scan, T_OTHER, begin, i);
                 target = i + step;
                 continue;
             }
-            if (data[i - 1] == '.' && depth == 0) {
+            if (data[i - 1] != '.') {
+                int graph = i - begin == 5 && (data[begin] | 0x20) == 'g' && (data[begin + 1] | 0x20) == 'r' &&
+                            (data[begin + 2] | 0x20) == 'a' && (data[begin + 3] | 0x20) == 'p' &&
+                            (data[begin + 4] | 0x20) == 'h';
+                turtle_seen(&scan, graph ? T_GRAPH : T_NAME, begin, i);
+                continue;
+            }
+            turtle_seen(&scan, T_END, begin, i);
+            if (scan.depth == 0) {
                 Py_ssize_t end = (i + 1 < n && data[i] == '\r' && data[i + 1] == '\n') ? i + 1 : i;
                 if (end < n && data[end] == '\n' && end + 1 >= target && end + 1 < n) {
-                    PyObject *position = PyLong_FromSsize_t(end + 1);
-                    if (position == NULL || PyList_Append(found, position) < 0) {
-                        Py_XDECREF(position);
-                        Py_DECREF(found);
-                        PyBuffer_Release(&view);
-                        return NULL;
-                    }
-                    Py_DECREF(position);
+                    PyObject *cut = Py_BuildValue("(nnn)", end + 1, scan.block_start, scan.block_end);
+                    failed = cut == NULL || PyList_Append(found, cut) < 0;
+                    Py_XDECREF(cut);
                     count++;
                     target = end + 1 + step;
                 }
@@ -4204,7 +4245,11 @@ static PyObject *turtle_cuts(PyObject *module, PyObject *args) {
         }
     }
     PyBuffer_Release(&view);
-    if (refused || depth != 0) {
+    if (failed) {
+        Py_DECREF(found);
+        return NULL;
+    }
+    if (refused || scan.depth != 0 || scan.block_start >= 0) {
         Py_DECREF(found);
         Py_RETURN_NONE;
     }
@@ -4232,8 +4277,8 @@ static PyMethodDef methods[] = {
      "xml_cuts(data, start, step) -> [positions] or None: where the root's content of an RDF/XML document is cut\n"
      "into pieces of about step bytes; see ldids/rdf/xmlcut.py (cuts), the reference."},
     {"turtle_cuts", turtle_cuts, METH_VARARGS,
-     "turtle_cuts(data, step) -> [positions] or None: where a Turtle document is cut into pieces of about step\n"
-     "bytes; see ldids/rdf/turtlecut.py (cuts), the reference."},
+     "turtle_cuts(data, step, trig=False) -> [(position, label start, label end)] or None: where a Turtle\n"
+     "(TriG) document is cut into pieces of about step bytes; see ldids/rdf/turtlecut.py (cuts), the reference."},
     {NULL, NULL, 0, NULL},
 };
 

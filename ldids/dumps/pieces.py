@@ -10,21 +10,25 @@ piece and normalizes the statements as it does a block of a dump:
   a piece is the document's head (up to the root's start tag: namespaces, ``xml:base``,
   ``xml:lang``), its elements and the root's end tag, checked by lxml
   (:mod:`ldids.rdf.wellformed`) before pyoxigraph parses it;
-- Turtle, after statements (:mod:`ldids.rdf.turtlecut`): a piece is the directives in force
-  where it starts (``@base`` and ``@prefix``, as pyoxigraph read them from the first piece)
-  and its statements; the prefixes and base a piece ends with must be those it started
-  with, else a directive was missed and the run stops rather than read the next pieces in
-  the wrong state.
+- Turtle and TriG, after statements (:mod:`ldids.rdf.turtlecut`): a piece is the directives
+  in force where it starts (``@base`` and ``@prefix``, as pyoxigraph read them from the first
+  piece) and its statements; the prefixes and base a piece ends with must be those it
+  started with, else a directive was missed and the run stops rather than read the next
+  pieces in the wrong state. A TriG piece that starts or ends inside a graph block is
+  wrapped in the block's label and braces; a piece that ends inside one must end with a
+  statement in that block's graph, so every label a piece is given is one the piece before
+  it was read in.
 
 What the pieces give is what the document read in step gives: the same statements in the
 same order (blank node labels kept as written name the same node in every piece; nodes the
-document leaves unnamed get pyoxigraph's random labels in either case). A piece that does not
+document leaves unnamed get pyoxigraph's random labels in either case, made each piece's own,
+for forked workers draw the same ones: :func:`_relabelled`). A piece that does not
 parse stops the run with the error of the document read in step (:meth:`Pieces.error`), with
 the document's line and column.
 
 A document is read in step where cutting could change what it says or cost more than it saves
 (:func:`cut`): standard input and compressed files (read once), files under :data:`CUT_FROM`
-bytes, several inputs (whose blank node labels are renamed per document), TriG, a document
+bytes, several inputs (whose blank node labels are renamed per document), a document
 whose scan gives no cuts (see the two modules), a piece much larger than the others, no
 compiled scanner (its Python reference is too slow to gain), and in RDF/XML, XML literals
 (canonicalized from lxml's tree, :mod:`ldids.rdf.rdfxml`).
@@ -32,10 +36,12 @@ compiled scanner (its Python reference is too slow to gain), and in RDF/XML, XML
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
 import mmap
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -49,7 +55,7 @@ __all__ = ["CUT_FROM", "FORMATS", "Frame", "Pieces", "cut", "piece_statements"]
 #: Files smaller than this are parsed in step: cutting gains less than it costs.
 CUT_FROM = 8 << 20
 #: The formats (as ldids.dumps.rdf_stream names them) that are cut.
-FORMATS = ("xml", "turtle")
+FORMATS = ("xml", "turtle", "trig")
 #: Where the root's start tag of an RDF/XML document must end, at the latest, for it to be cut.
 _HEAD = 1 << 20
 #: A document with a piece larger than this many steps and than _LARGE bytes (one statement
@@ -59,6 +65,8 @@ _LARGEST = 4
 _LARGE = 8 << 20
 
 _RDF_ROOT = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}RDF"
+#: pyoxigraph's name of each format.
+_OXIGRAPH = {"xml": "RDF_XML", "turtle": "TURTLE", "trig": "TRIG"}
 
 #: The prefixes (sorted) and base IRI a Turtle parser is in.
 State = tuple[tuple[tuple[str, str], ...], str | None]
@@ -82,17 +90,22 @@ class Frame:
 
 @dataclass(frozen=True)
 class Pieces:
-    """The file ``path`` (named ``shown`` in errors), cut at ``cuts``."""
+    """The file ``path`` (named ``shown`` in errors), cut at ``cuts``, each in the graph block
+    ``blocks`` names (its label as written; b"" the default graph's; None: none)."""
 
     path: str
     shown: str
     frame: Frame
     cuts: tuple[int, ...]
+    blocks: tuple[bytes | None, ...]
 
-    def ranges(self) -> Iterator[tuple[int, int]]:
-        """The byte range of each piece, in order: the first from the file's start (its head
-        is the document's own), the last to its end."""
-        yield from itertools.pairwise((0, *self.cuts, self.frame.size))
+    def ranges(self) -> Iterator[tuple[int, int, bytes | None, bytes | None]]:
+        """The byte range of each piece, in order (the first from the file's start: its head
+        is the document's own; the last to its end), and the graph block it starts and ends in."""
+        edges = itertools.pairwise((0, *self.cuts, self.frame.size))
+        ends = itertools.pairwise((None, *self.blocks, None))
+        for (start, stop), (opens, closes) in zip(edges, ends, strict=True):
+            yield start, stop, opens, closes
 
     def error(self) -> InputError:
         """The error of the document read in step, which a piece that did not parse stands
@@ -133,21 +146,21 @@ def cut(path: str, fmt: str, base: str | None, step: int, least: int = CUT_FROM)
             if not stat.S_ISREG(status.st_mode) or status.st_size < max(least, 1):
                 return None
             with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                found = _xml(data, scan, base, step) if fmt == "xml" else _turtle(data, scan, base, step)
+                found = _xml(data, scan, base, step) if fmt == "xml" else _turtle(data, scan, fmt, base, step)
     except OSError:  # said when the file is read in step
         return None
     if found is None:
         return None
-    (head, close, state), cuts, start = found
+    (head, close, state), cuts, blocks, start = found
     edges = (start, *cuts, status.st_size)  # an RDF/XML head, in the first piece, counts once
     if any(stop - begin > max(_LARGEST * step, _LARGE) for begin, stop in itertools.pairwise(edges)):
         return None
-    return Pieces(path, path, Frame(fmt, head, close, base, status.st_size, state), tuple(cuts))
+    return Pieces(path, path, Frame(fmt, head, close, base, status.st_size, state), tuple(cuts), tuple(blocks))
 
 
-#: What a format's cutting finds: the frame's head, end and state; the cuts; where the first
-#: piece's own content starts.
-_Found = tuple[tuple[bytes, bytes, State | None], list[int], int]
+#: What a format's cutting finds: the frame's head, end and state; the cuts; the graph block
+#: of each; where the first piece's own content starts.
+_Found = tuple[tuple[bytes, bytes, State | None], list[int], list[bytes | None], int]
 
 
 def _xml(data: mmap.mmap, scan: object, base: str | None, step: int) -> _Found | None:
@@ -164,17 +177,19 @@ def _xml(data: mmap.mmap, scan: object, base: str | None, step: int) -> _Found |
     found = scan.xml_cuts(data, start, step)  # type: ignore[attr-defined]
     if found is None or not _rdf_root(head + close):
         return None
-    return (head, close, None), found, start
+    return (head, close, None), found, [None] * len(found), start
 
 
-def _turtle(data: mmap.mmap, scan: object, base: str | None, step: int) -> _Found | None:
-    """The directives that start a Turtle document's pieces, and its cuts."""
+def _turtle(data: mmap.mmap, scan: object, fmt: str, base: str | None, step: int) -> _Found | None:
+    """The directives that start a Turtle or TriG document's pieces, its cuts and their blocks."""
     import pyoxigraph as ox
 
-    found: list[int] | None = scan.turtle_cuts(data, step)  # type: ignore[attr-defined]
+    found: list[tuple[int, int, int]] | None = scan.turtle_cuts(data, step, fmt == "trig")  # type: ignore[attr-defined]
     if not found:
         return None
-    parser = ox.parse(data[: found[0]], format=ox.RdfFormat.TURTLE, base_iri=base)
+    first, label_start, _ = found[0]
+    closing = b"" if label_start < 0 else b"\n}\n"
+    parser = ox.parse(data[:first] + closing, format=getattr(ox.RdfFormat, _OXIGRAPH[fmt]), base_iri=base)
     try:
         for _ in parser:
             pass
@@ -185,7 +200,9 @@ def _turtle(data: mmap.mmap, scan: object, base: str | None, step: int) -> _Foun
     head = "".join(
         ([f"@base <{now}> .\n"] if now is not None else []) + [f"@prefix {name}: <{iri}> .\n" for name, iri in prefixes]
     )
-    return (head.encode(), b"", state), found, 0
+    cuts = [position for position, _, _ in found]
+    blocks = [None if begin < 0 else data[begin:end] for _, begin, end in found]
+    return (head.encode(), b"", state), cuts, blocks, 0
 
 
 def _state(parser: object) -> State:
@@ -204,11 +221,14 @@ def _rdf_root(document: bytes) -> bool:
     return str(root.tag) == _RDF_ROOT
 
 
-def piece_statements(path: str, start: int, stop: int, frame: Frame) -> bytes:
+def piece_statements(
+    path: str, start: int, stop: int, frame: Frame, opens: bytes | None = None, closes: bytes | None = None
+) -> bytes:
     """The N-Quads lines of the piece of ``path`` in bytes [start, stop), as the document read
-    in step writes them (:class:`ldids.dumps.rdf_stream.NQuadsReader`). :class:`PieceError`
-    if the piece does not parse (or, RDF/XML, is not well-formed XML; Turtle, ends in a state
-    it did not start in)."""
+    in step writes them (:class:`ldids.dumps.rdf_stream.NQuadsReader`), the piece starting in
+    the graph block ``opens`` and ending in ``closes`` (TriG; their labels). :class:`PieceError`
+    if the piece does not parse (or, RDF/XML, is not well-formed XML; Turtle and TriG, ends in
+    a state it did not start in, or in another graph than ``closes`` names)."""
     import pyoxigraph as ox
 
     from ldids.dumps.rdf_stream import as_written
@@ -217,20 +237,64 @@ def piece_statements(path: str, start: int, stop: int, frame: Frame) -> bytes:
         body = os.pread(file.fileno(), stop - start, start)
     if len(body) != stop - start:
         raise PieceError(f"{path}: the file changed while it was read")
-    document = b"".join((frame.head if start > 0 else b"", body, frame.close if stop < frame.size else b""))
+    document = b"".join(
+        (
+            frame.head if start > 0 else b"",
+            b"" if opens is None else opens + b" {\n",
+            body,
+            b"" if closes is None else b"\n}\n",
+            frame.close if stop < frame.size else b"",
+        )
+    )
     if frame.fmt == "xml":
         try:
             wellformed.check(io.BytesIO(document))
         except wellformed.MalformedError as fault:
             raise PieceError(fault.message) from None
-    parser = ox.parse(
-        document, format=ox.RdfFormat.RDF_XML if frame.fmt == "xml" else ox.RdfFormat.TURTLE, base_iri=frame.base
-    )
+    parser = ox.parse(document, format=getattr(ox.RdfFormat, _OXIGRAPH[frame.fmt]), base_iri=frame.base)
     try:
         data = ox.serialize(parser, format=ox.RdfFormat.N_QUADS)
     except SyntaxError as error:
         raise PieceError(str(error)) from None
+    assert data is not None
     if frame.state is not None and _state(parser) != frame.state:
         raise PieceError(f"{path}: a directive in bytes {start} to {stop} that the cuts did not see")
-    assert data is not None
+    if closes is not None and _last_graph(data) != _graph_of(frame, closes):
+        raise PieceError(f"{path}: bytes {start} to {stop} do not end in the graph block {closes!r}")
+    if _DRAWN.search(data) is not None:
+        data = _relabelled(data, document, start)
     return as_written(data)
+
+
+# A blank node label pyoxigraph drew for a node the document leaves unnamed ([], a list,
+# an rdf:Description without rdf:about): a random 128-bit number in hex. The workers are
+# forked from one process, and draw the same numbers in the same order: two pieces read by
+# two workers would give two nodes one label, which the document read in step never does.
+_DRAWN = re.compile(rb"_:([0-9a-f]{17,32}) ")
+
+
+def _relabelled(lines: bytes, document: bytes, start: int) -> bytes:
+    """The lines with each label pyoxigraph drew made the piece's own (the piece's first byte
+    in hex after it); a label the document itself writes, in the piece, is kept."""
+    drawn = {label for label in set(_DRAWN.findall(lines)) if label not in document}
+    if not drawn:
+        return lines
+    suffix = b"p%x " % start
+    return _DRAWN.sub(lambda found: b"_:" + found[1] + suffix if found[1] in drawn else found[0], lines)
+
+
+def _last_graph(lines: bytes) -> object:
+    """The graph of the last of some N-Quads lines."""
+    import pyoxigraph as ox
+
+    last = lines[lines.rfind(b"\n", 0, len(lines) - 1) + 1 :]
+    return next(iter(ox.parse(last, format=ox.RdfFormat.N_QUADS))).graph_name
+
+
+@functools.lru_cache(maxsize=64)
+def _graph_of(frame: Frame, label: bytes) -> object:
+    """The graph a block labelled ``label`` names, read as the pieces read it."""
+    import pyoxigraph as ox
+
+    block = frame.head + label + b" { <urn:ldids:s> <urn:ldids:p> <urn:ldids:o> . }"
+    return next(iter(ox.parse(block, format=ox.RdfFormat.TRIG, base_iri=frame.base))).graph_name

@@ -213,7 +213,10 @@ def _results(
     :func:`_written` (or close), before the next result comes."""
     if isinstance(source, Pieces):
         assert pool is not None, "a document is cut for a run's workers only"
-        chunks = (_Chunk(source.path, start, stop, frame=source.frame) for start, stop in source.ranges())
+        chunks = (
+            _Chunk(source.path, start, stop, frame=source.frame, blocks=(opens, closes))
+            for start, stop, opens, closes in source.ranges()
+        )
         try:
             yield from _pooled(chunks, pool, workers)
         except PieceError:

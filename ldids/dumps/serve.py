@@ -49,6 +49,7 @@ class _Chunk:
     data: bytes | None = None
     handed: bool = False
     frame: Frame | None = None
+    blocks: tuple[bytes | None, bytes | None] = (None, None)  # a piece's: the graph blocks it starts and ends in
 
 
 def _read_range(path: str, start: int, stop: int, buffer: bytearray) -> memoryview:
@@ -121,7 +122,7 @@ def _run_chunk(
         if chunk.frame is not None:
             from ldids.dumps.pieces import piece_statements
 
-            data = piece_statements(chunk.path, chunk.start, chunk.stop, chunk.frame)
+            data = piece_statements(chunk.path, chunk.start, chunk.stop, chunk.frame, *chunk.blocks)
         elif chunk.data is not None:
             data = chunk.data
         else:
