@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -168,8 +169,8 @@ def _error(
 
 
 def _large(path: Path, elements: int) -> Path:
-    """A document of many top-level elements with identifiers, labelled blank nodes, nested
-    elements, comments and languages (no element unnamed: the same bytes every run)."""
+    """An RDF/XML document of many top-level elements with identifiers, labelled and unnamed
+    blank nodes, nested elements, comments and languages: 11 statements an element."""
     body = "".join(
         f'\n  <rdf:Description rdf:about="info:fedora/demo:{n}"><!-- {n} -->\n'
         f'    <ex:id>demo:{n}</ex:id><ex:link rdf:resource="hdl:1765/{n}"/>\n'
@@ -183,23 +184,6 @@ def _large(path: Path, elements: int) -> Path:
     head = HEAD.replace("<rdf:RDF", '<rdf:RDF xml:base="http://base.example/"')
     path.write_text(f"{head}{body}\n</rdf:RDF>\n")
     return path
-
-
-@compiled
-@pytest.mark.parametrize("workers", [2, 3])
-def test_a_document_in_pieces_is_written_as_in_step(workers: int, tmp_path: Path) -> None:
-    source = _large(tmp_path / "large.rdf", 2000)
-    found = pieces.cut(str(source), "xml", "file:///x", 4096, least=0)
-    assert found is not None
-    assert len(found.cuts) > 50  # many pieces, each a few elements
-    base = "http://fallback.example/"
-    one, two = tmp_path / "in-step.nt", tmp_path / "pieces.nt"
-    in_step = _cut_lines(source, base, one, cut=False, workers=workers)
-    in_pieces = _cut_lines(source, base, two, cut=True, piece=4096, workers=workers)
-    _assert_same_output(two, one)
-    assert in_pieces.to_json() | {"run": None} == in_step.to_json() | {"run": None}
-    assert in_pieces.lines_in == in_step.lines_in == 11 * 2000  # 5 properties, a typed node, 2 unnamed ones
-    assert in_pieces.links == in_step.links > 0
 
 
 @compiled
@@ -398,8 +382,8 @@ def test_the_compiled_turtle_scanner_is_its_reference(tokens: list[str], spaces:
 
 
 def _large_turtle(path: Path, statements: int) -> Path:
-    """A Turtle document of many statements with identifiers, blank node labels, long strings,
-    escapes, languages, prefixes and a base (no node unnamed: the same bytes every run)."""
+    """A Turtle document of many statements with identifiers, labelled and unnamed blank nodes,
+    lists, long strings, escapes, languages, prefixes and a base: 16 statements a subject."""
     body = "".join(
         f'<info:fedora/demo:{n}> ex:id "demo:{n}" ; ex:link <http://hdl.handle.net/1765/{n}> ;\n'
         f'  ex:node _:b{n % 13} ; dc:title "t {n} . \\"x\\""@en , """long {n} .\n"""@de ;\n'
@@ -409,24 +393,6 @@ def _large_turtle(path: Path, statements: int) -> Path:
     )
     path.write_text(f"@base <http://base.example/dir/> .\n{PREFIXES}{body}")
     return path
-
-
-@compiled
-@pytest.mark.parametrize("workers", [2, 3])
-def test_turtle_in_pieces_is_written_as_in_step(workers: int, tmp_path: Path) -> None:
-    source = _large_turtle(tmp_path / "large.ttl", 2000)
-    found = pieces.cut(str(source), "turtle", "file:///x", 4096, least=0)
-    assert found is not None
-    assert len(found.cuts) > 50
-    assert found.frame.head.startswith(b"@base <http://base.example/dir/> .\n")
-    one, two = tmp_path / "in-step.nt", tmp_path / "pieces.nt"
-    in_step = _cut_lines(source, "http://x/", one, cut=False, workers=workers, fmt="turtle")
-    in_pieces = _cut_lines(source, "http://x/", two, cut=True, piece=4096, workers=workers, fmt="turtle")
-    _assert_same_output(two, one)
-    assert b"<http://base.example/dir/rel/7>" in one.read_bytes()
-    assert in_pieces.to_json() | {"run": None} == in_step.to_json() | {"run": None}
-    assert in_pieces.lines_in == in_step.lines_in == 16 * 2000
-    assert in_pieces.links == in_step.links > 0
 
 
 @compiled
@@ -493,7 +459,8 @@ def test_turtle_read_in_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 def _large_trig(path: Path, blocks: int) -> Path:
     """A TriG document of graph blocks labelled every way (IRI, prefixed name, blank node
-    label, GRAPH, the default graph's), statements between them, and nested brackets."""
+    label, GRAPH, the default graph's), statements between them, and nested brackets: 161
+    statements a block."""
     labels = ["<g{n}>", "ex:g{n}", "_:g{n}", "GRAPH <h{n}>", "", "graph ex:h{n}"]
     text = "".join(
         f"<info:fedora/demo:{n}> ex:top {n} .\n"
@@ -509,26 +476,6 @@ def _large_trig(path: Path, blocks: int) -> Path:
     )
     path.write_text(f"@base <http://base.example/> .\n{PREFIXES}{text}")
     return path
-
-
-@compiled
-@pytest.mark.parametrize("workers", [2, 3])
-def test_trig_in_pieces_is_written_as_in_step(workers: int, tmp_path: Path) -> None:
-    source = _large_trig(tmp_path / "large.trig", 120)
-    found = pieces.cut(str(source), "trig", "http://x/", 2000, least=0)
-    assert found is not None
-    inside = [block for block in found.blocks if block is not None]
-    assert len(inside) > 30  # most pieces start inside a block
-    assert {b"", b"<g6>", b"ex:g7", b"_:g8", b"<h9>", b"ex:h11"} <= set(inside)
-    one, two = tmp_path / "in-step.nq", tmp_path / "pieces.nq"
-    in_step = _cut_lines(source, "http://x/", one, cut=False, workers=workers, fmt="trig")
-    in_pieces = _cut_lines(source, "http://x/", two, cut=True, piece=2000, workers=workers, fmt="trig")
-    # The same lines in the same order, but for the labels pyoxigraph draws for [] and lists:
-    # the same once each is numbered by where it first comes.
-    _assert_same_output(two, one)
-    assert b"<http://base.example/g6> ." in one.read_bytes()
-    assert in_pieces.to_json() | {"run": None} == in_step.to_json() | {"run": None}
-    assert in_pieces.links == in_step.links > 0
 
 
 def _numbered(data: bytes) -> bytes:
@@ -578,3 +525,49 @@ def test_where_trig_is_cut(document: str, cut: list[tuple[int, int, int]] | None
     assert turtlecut.cuts(data, 1, trig=True) == cut
     if _scan is not None:
         assert _scan.turtle_cuts(data, 1, True) == cut
+
+
+# -- Every format: what the pieces write is what the run in step writes ---------------------------
+
+# (format, the document, its size, bytes a piece, statements, what the pieces start in)
+LARGE = [
+    ("xml", _large, 2000, 4096, 11 * 2000),
+    ("turtle", _large_turtle, 2000, 4096, 16 * 2000),
+    ("trig", _large_trig, 120, 2000, 161 * 120),
+]
+
+
+@compiled
+@pytest.mark.parametrize("workers", [2, 3])
+@pytest.mark.parametrize(("fmt", "make", "size", "piece", "statements"), LARGE, ids=[case[0] for case in LARGE])
+def test_in_pieces_is_written_as_in_step(
+    fmt: str, make: Callable[[Path, int], Path], size: int, piece: int, statements: int, workers: int, tmp_path: Path
+) -> None:
+    source = make(tmp_path / f"large.{fmt}", size)
+    found = pieces.cut(str(source), fmt, "http://x/", piece, least=0)
+    assert found is not None
+    assert len(found.cuts) > 50  # many pieces, each a few statements
+    one, two = tmp_path / "in-step.nq", tmp_path / "pieces.nq"
+    in_step = _cut_lines(source, "http://x/", one, cut=False, workers=workers, fmt=fmt)
+    in_pieces = _cut_lines(source, "http://x/", two, cut=True, piece=piece, workers=workers, fmt=fmt)
+    _assert_same_output(two, one)
+    assert in_pieces.to_json() | {"run": None} == in_step.to_json() | {"run": None}
+    assert in_pieces.lines_in == in_step.lines_in == statements
+    assert in_pieces.links == in_step.links > 0
+
+
+@compiled
+def test_what_the_pieces_start_with(tmp_path: Path) -> None:
+    turtle = pieces.cut(str(_large_turtle(tmp_path / "large.ttl", 2000)), "turtle", "http://x/", 4096, least=0)
+    assert turtle is not None
+    assert turtle.frame.head.startswith(b"@base <http://base.example/dir/> .\n")  # the document's, not the run's
+    trig = pieces.cut(str(_large_trig(tmp_path / "large.trig", 120)), "trig", "http://x/", 2000, least=0)
+    assert trig is not None
+    inside = [block for block in trig.blocks if block is not None]
+    assert len(inside) > 30  # most pieces start inside a block
+    assert {b"", b"<g6>", b"ex:g7", b"_:g8", b"<h9>", b"ex:h11"} <= set(inside)
+    xml = pieces.cut(str(_large(tmp_path / "large.rdf", 2000)), "xml", "http://x/", 4096, least=0)
+    assert xml is not None
+    assert xml.frame.head.startswith(b'<?xml version="1.0"?>')  # the document's prolog and root start tag
+    assert xml.frame.head.endswith(b'<rdf:RDF xml:base="http://base.example/" ' + HEAD.split("<rdf:RDF ")[1].encode())
+    assert xml.frame.close == b"</rdf:RDF>"
