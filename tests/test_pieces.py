@@ -6,7 +6,8 @@ scanners held to their Python references over generated and mutated documents. W
 pieces give: a large document's output byte for byte that of the run that does not cut it,
 an error in a later piece the document's own; the documents that are not cut. The W3C
 RDF/XML and Turtle suites read in pieces are in tests/test_rdf_xml.py and
-tests/test_w3c_rdf.py.
+tests/test_w3c_rdf.py; generated Turtle and TriG documents, directives and graph blocks
+anywhere, are read in pieces at the end of this file.
 """
 
 from __future__ import annotations
@@ -14,15 +15,16 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from ldids.dumps import pieces
-from ldids.dumps.rdf_stream import Parsed
+from ldids.dumps.rdf_stream import NQuadsReader, Parsed
 from ldids.dumps.run import DumpSummary, normalize_dump
 from ldids.dumps.stream import Settings
 from ldids.dumps.worker import _scan
@@ -571,3 +573,98 @@ def test_what_the_pieces_start_with(tmp_path: Path) -> None:
     assert xml.frame.head.startswith(b'<?xml version="1.0"?>')  # the document's prolog and root start tag
     assert xml.frame.head.endswith(b'<rdf:RDF xml:base="http://base.example/" ' + HEAD.split("<rdf:RDF ")[1].encode())
     assert xml.frame.close == b"</rdf:RDF>"
+
+
+# -- Generated documents: the pieces read what the document reads ---------------------------------
+
+_SUBJECTS = st.sampled_from(["ex:s", "<s1>", "_:b1", "[ ex:p 1 ]", "ex:a.b", "<http://e/s#x>"])
+_PREDICATES = st.sampled_from(["ex:p", "a", "<p>", "ex:q"])
+_OBJECTS = st.sampled_from(
+    [
+        "ex:o",
+        '"s . t"',
+        '"""long\n. line"""',
+        "'x'@en",
+        "1.5",
+        "true",
+        "( 1 ex:o )",
+        "[ ex:q 'y' ]",
+        "_:b2",
+        "ex:a.b",
+        '"a\\"b ."',
+        "()",
+        "[]",
+        "-2e3",
+    ]
+)
+_DIRECTIVES = st.sampled_from(
+    [
+        "@prefix ex: <http://e/{n}/> .\n",
+        "PREFIX ex: <http://f/{n}/>\n",
+        "@base <http://b/{n}/> .\n",
+        "BASE <b{n}/>\n",
+        "# a comment . {n}\n",
+    ]
+)
+
+
+@st.composite
+def _statement(draw: st.DrawFn) -> str:
+    objects = " , ".join(draw(st.lists(_OBJECTS, min_size=1, max_size=3)))
+    more = "".join(f" ;\n  {draw(_PREDICATES)} {draw(_OBJECTS)}" for _ in range(draw(st.integers(0, 2))))
+    return f"{draw(_SUBJECTS)} {draw(_PREDICATES)} {objects}{more} {draw(st.sampled_from(['.', '.', ' .']))}\n"
+
+
+@st.composite
+def _document(draw: st.DrawFn, trig: bool) -> str:
+    parts = ["@prefix ex: <http://e/0/> .\n"]
+    for n in range(draw(st.integers(1, 12))):
+        if draw(st.integers(0, 4)) == 0:
+            parts.append(draw(_DIRECTIVES).format(n=n))
+        statements = "".join(draw(st.lists(_statement(), min_size=1, max_size=4)))
+        if trig and draw(st.booleans()):
+            label = draw(st.sampled_from(["<g{n}>", "ex:g{n}", "_:g{n}", "GRAPH <h{n}>", "", "[]"])).format(n=n)
+            statements = f"{label} {{\n{statements}}}\n"
+        parts.append(statements)
+    return "".join(parts)
+
+
+def _read(path: Path, fmt: str, step: int) -> tuple[bytes | None, str | None, bool]:
+    """What the pieces read (the statements, numbered; or the error) and whether it was cut."""
+    found = pieces.cut(str(path), fmt, "http://base/", step, least=0)
+    try:
+        if found is None:
+            with path.open("rb") as source:
+                return _numbered(NQuadsReader(source, fmt, name=str(path), base="http://base/").read()), None, False
+        try:
+            data = b"".join(
+                pieces.piece_statements(found.path, *piece[:2], found.frame, *piece[2:]) for piece in found.ranges()
+            )
+        except PieceError:
+            raise found.error() from None
+        return _numbered(data), None, True
+    except InputError as error:
+        return None, str(error), found is not None
+
+
+@compiled
+@settings(max_examples=500, deadline=None)
+@given(st.data(), st.booleans(), st.integers(1, 300))
+def test_generated_documents_read_in_pieces_as_in_step(data: st.DataObject, trig: bool, step: int) -> None:
+    fmt = "trig" if trig else "turtle"
+    text = data.draw(_document(trig))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"doc.{fmt}"
+        path.write_text(text)
+        in_pieces = _read(path, fmt, step)
+        event("cut" if in_pieces[2] else "read in step")
+        event("an error" if in_pieces[1] else "statements")
+        with path.open("rb") as source:
+            try:
+                expected: tuple[bytes | None, str | None] = (
+                    _numbered(NQuadsReader(source, fmt, name=str(path), base="http://base/").read()),
+                    None,
+                )
+            except InputError as error:
+                expected = (None, str(error))
+    assert in_pieces[:2] == expected, text
