@@ -27,7 +27,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import OWL, SH, XSD
@@ -396,6 +396,10 @@ def values(namespace: str) -> st.SearchStrategy[Literal]:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(carried_pids().flatmap(lambda carried: st.tuples(st.just(carried[0]), values(carried[1]))), max_size=4))
+# Namespaces a prefixed scheme's prefix spells: the value is that scheme's (found by Hypothesis).
+@example([("oai:example.org:OAI:0", Literal("OAI:0"))])
+@example([("info:fedora/hdl:1", Literal("hdl:2")), ("info:fedora/HDL:1", Literal("HDL:2"))])
+@example([("oai:example.org:info:1", Literal("info:fedora/x"))])
 def test_bare_pid_target_selects_what_the_decision_takes(statements: list[tuple[str, Literal]]) -> None:
     data = Graph()
     for subject, value in statements:
