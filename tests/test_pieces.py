@@ -668,3 +668,64 @@ def test_generated_documents_read_in_pieces_as_in_step(data: st.DataObject, trig
             except InputError as error:
                 expected = (None, str(error))
     assert in_pieces[:2] == expected, text
+
+
+# -- The labels pyoxigraph draws, made a piece's own ----------------------------------------------
+
+DRAWN = "0123456789abcdef0123456789abcdef"
+
+
+@pytest.mark.parametrize(
+    ("lines", "written", "expected"),
+    [
+        (f"_:{DRAWN} <p> _:{DRAWN} .\n", set(), f"_:{DRAWN}pX <p> _:{DRAWN}pX .\n"),
+        (f"<s> <p> _:{DRAWN} _:{DRAWN[:20]} .\n", set(), f"<s> <p> _:{DRAWN}pX _:{DRAWN[:20]}pX .\n"),
+        # a literal's text is never changed, escaped quotes and all
+        (f'<s> <p> "x _:{DRAWN} \\" _:{DRAWN} y" .\n', set(), f'<s> <p> "x _:{DRAWN} \\" _:{DRAWN} y" .\n'),
+        (f'<s> <p> "x"@en _:{DRAWN} .\n', set(), f'<s> <p> "x"@en _:{DRAWN}pX .\n'),
+        (
+            f'<s> <p> "1"^^<http://e/_:{DRAWN} > _:{DRAWN} .\n',
+            set(),
+            f'<s> <p> "1"^^<http://e/_:{DRAWN} > _:{DRAWN}pX .\n',
+        ),
+        # not drawn: written by the document, too short or long, upper case, other characters
+        (f"_:{DRAWN} <p> <o> .\n", {DRAWN.encode()}, f"_:{DRAWN} <p> <o> .\n"),
+        (f"_:{DRAWN[:16]} <p> _:{DRAWN}0 .\n", set(), f"_:{DRAWN[:16]} <p> _:{DRAWN}0 .\n"),
+        (f"_:{DRAWN.upper()} <p> _:x{DRAWN[:20]} .\n", set(), f"_:{DRAWN.upper()} <p> _:x{DRAWN[:20]} .\n"),
+    ],
+)
+def test_which_labels_a_piece_makes_its_own(lines: str, written: set[bytes], expected: str) -> None:
+    assert pieces.relabel_drawn(lines.encode(), b"pX", written) == expected.encode()
+    if _scan is not None:
+        assert _scan.relabel_drawn(lines.encode(), b"pX", written) == expected.encode()
+
+
+_LINE_TERMS = st.sampled_from(
+    [
+        "<s>",
+        "<http://e/_:x>",
+        f"_:{DRAWN}",
+        f"_:{DRAWN[:17]}",
+        "_:b1",
+        f'"_:{DRAWN} "',
+        '"a\\"b"',
+        '"x"@en',
+        '"1"^^<http://e/t>',
+        '"\\\\"',
+        '"',
+        "_:",
+        f"_:{DRAWN}\n",
+        " ",
+        "\n",
+        ".",
+    ]
+)
+
+
+@compiled
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_LINE_TERMS, max_size=30), st.sets(st.sampled_from([DRAWN.encode(), DRAWN[:17].encode()])))
+def test_the_compiled_relabelling_is_its_reference(terms: list[str], written: set[bytes]) -> None:
+    lines = " ".join(terms).encode()
+    assert _scan is not None
+    assert _scan.relabel_drawn(lines, b"p1f", written) == pieces.relabel_drawn(lines, b"p1f", written)

@@ -4265,6 +4265,90 @@ static PyObject *turtle_cuts(PyObject *module, PyObject *args) {
     return found;
 }
 
+/* -- Blank node labels drawn by pyoxigraph, made a piece's own (ldids/dumps/pieces.py) ------ */
+
+static int drawn_label(const unsigned char *label, Py_ssize_t length) {
+    if (length < 17 || length > 32) {
+        return 0;
+    }
+    for (Py_ssize_t k = 0; k < length; k++) {
+        unsigned char c = label[k];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static PyObject *relabel_drawn(PyObject *module, PyObject *args) {
+    Py_buffer view, suffix;
+    PyObject *written;
+    if (!PyArg_ParseTuple(args, "y*y*O!", &view, &suffix, &PySet_Type, &written)) {
+        return NULL;
+    }
+    const unsigned char *data = view.buf;
+    Py_ssize_t n = view.len, added = suffix.len, copied = 0, o = 0;
+    /* A drawn label is at least 20 bytes with its "_:" and space: a bound on what is added. */
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n + (n / 20 + 1) * added);
+    if (out == NULL) {
+        goto failed;
+    }
+    char *text = PyBytes_AS_STRING(out);
+    Py_ssize_t p = 0;
+    while (p < n) {
+        unsigned char c = data[p];
+        if (c == '<') { /* an IRI: to its '>' */
+            const unsigned char *end = memchr(data + p, '>', (size_t)(n - p));
+            p = end == NULL ? n : end - data + 1;
+        } else if (c == '"') { /* a literal: to its closing quote, escapes skipped */
+            Py_ssize_t q = p + 1;
+            while (q < n && data[q] != '"' && data[q] != '\n') {
+                q += data[q] == '\\' ? 2 : 1;
+            }
+            p = q + 1;
+        } else if (c == '_' && p + 1 < n && data[p + 1] == ':') { /* a blank node: to the space after it */
+            Py_ssize_t q = p + 2;
+            while (q < n && data[q] != ' ' && data[q] != '\n') {
+                q++;
+            }
+            if (q < n && data[q] == ' ' && drawn_label(data + p + 2, q - p - 2)) {
+                int kept = 0;
+                if (PySet_GET_SIZE(written) > 0) {
+                    PyObject *label = PyBytes_FromStringAndSize((const char *)data + p + 2, q - p - 2);
+                    kept = label == NULL ? -1 : PySet_Contains(written, label);
+                    Py_XDECREF(label);
+                    if (kept < 0) {
+                        goto failed;
+                    }
+                }
+                if (!kept) {
+                    memcpy(text + o, data + copied, (size_t)(q - copied));
+                    o += q - copied;
+                    memcpy(text + o, suffix.buf, (size_t)added);
+                    o += added;
+                    copied = q;
+                }
+            }
+            p = q;
+        } else {
+            p++;
+        }
+    }
+    memcpy(text + o, data + copied, (size_t)(n - copied));
+    o += n - copied;
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&suffix);
+    if (_PyBytes_Resize(&out, o) < 0) {
+        return NULL;
+    }
+    return out;
+failed:
+    Py_XDECREF(out);
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&suffix);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"scan_block", scan_block, METH_VARARGS,
      "scan_block(data, tables, slow, bad, into=None)\n"
@@ -4288,6 +4372,9 @@ static PyMethodDef methods[] = {
     {"turtle_cuts", turtle_cuts, METH_VARARGS,
      "turtle_cuts(data, step, trig=False) -> [(position, label start, label end)] or None: where a Turtle\n"
      "(TriG) document is cut into pieces of about step bytes; see ldids/rdf/turtlecut.py (cuts), the reference."},
+    {"relabel_drawn", relabel_drawn, METH_VARARGS,
+     "relabel_drawn(lines, suffix, written) -> lines: each blank node term of N-Quads lines whose label is 17 to 32\n"
+     "lowercase hex digits and not in the set written gets suffix after it; see ldids/dumps/pieces.py (_relabelled)."},
     {NULL, NULL, 0, NULL},
 };
 

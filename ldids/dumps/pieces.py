@@ -270,25 +270,72 @@ def piece_statements(
 # an rdf:Description without rdf:about): a random 128-bit number in hex. The workers are
 # forked from one process, and draw the same numbers in the same order: two pieces read by
 # two workers would give two nodes one label, which the document read in step never does.
-_DRAWN = re.compile(rb"_:([0-9a-f]{17,32}) ")
+# Where nothing like one is in a piece's statements (a search at memchr speed), nothing is
+# done; where one may be (in a literal too), the terms are read (:func:`relabel_drawn`).
+_DRAWN = re.compile(rb"_:[0-9a-f]{17,32} ")
+
+
+# Where the document itself may write such a label: after "_:" (Turtle, TriG) or a quote
+# (rdf:nodeID's value); more than that (any quoted hex) only keeps a label that no draw makes.
+_WRITTEN = re.compile(rb"(?:_:|[\"'])([0-9a-f]{17,32})")
 
 
 def _relabelled(lines: bytes, document: bytes, start: int) -> bytes:
     """The lines with each label pyoxigraph drew made the piece's own (the piece's first byte
-    in hex after it); a label the document itself writes, in the piece, is kept."""
-    drawn = {label for label in set(_DRAWN.findall(lines)) if label not in document}
-    if not drawn:
-        return lines
-    suffix = b"p%x " % start
-    return _DRAWN.sub(lambda found: b"_:" + found[1] + suffix if found[1] in drawn else found[0], lines)
+    in hex after it); a label the document itself writes, in the piece, is kept. In C
+    (``relabel_drawn`` in ``ldids/dumps/_scan.c``) where it was built: :func:`relabel_drawn`
+    is its reference."""
+    from ldids.dumps.worker import _scan as scan
+
+    written = set(_WRITTEN.findall(document))
+    suffix = b"p%x" % start
+    if scan is None or os.environ.get("LDIDS_PURE_PYTHON"):
+        return relabel_drawn(lines, suffix, written)
+    return scan.relabel_drawn(lines, suffix, written)  # type: ignore[no-any-return]
+
+
+def relabel_drawn(lines: bytes, suffix: bytes, written: set[bytes]) -> bytes:
+    """Each blank node term of the N-Quads ``lines`` (as pyoxigraph writes them: every term
+    followed by a space) whose label is 17 to 32 lowercase hex digits, and not in
+    ``written``, with ``suffix`` after it. Terms are told apart (IRIs, literals with their
+    escapes), so a literal's text is never changed."""
+    out: list[bytes] = []
+    copied = p = 0
+    n = len(lines)
+    while p < n:
+        c = lines[p]
+        if c == 0x3C:  # < : an IRI
+            end = lines.find(b">", p)
+            p = n if end < 0 else end + 1
+        elif c == 0x22:  # " : a literal
+            q = p + 1
+            while q < n and lines[q] not in (0x22, 0x0A):
+                q += 2 if lines[q] == 0x5C else 1
+            p = q + 1
+        elif c == 0x5F and lines[p + 1 : p + 2] == b":":  # _: a blank node
+            q = p + 2
+            while q < n and lines[q] not in (0x20, 0x0A):
+                q += 1
+            label = lines[p + 2 : q]
+            if q < n and lines[q] == 0x20 and _HEX.fullmatch(label) and label not in written:
+                out += (lines[copied:q], suffix)
+                copied = q
+            p = q
+        else:
+            p += 1
+    out.append(lines[copied:])
+    return b"".join(out)
+
+
+_HEX = re.compile(rb"[0-9a-f]{17,32}")
 
 
 def _last_graph(lines: bytes) -> object:
-    """The graph of the last of some N-Quads lines."""
+    """The graph of the last of some N-Quads lines (None: there is none)."""
     import pyoxigraph as ox
 
     last = lines[lines.rfind(b"\n", 0, len(lines) - 1) + 1 :]
-    return next(iter(ox.parse(last, format=ox.RdfFormat.N_QUADS))).graph_name
+    return next((quad.graph_name for quad in ox.parse(last, format=ox.RdfFormat.N_QUADS)), None)
 
 
 @functools.lru_cache(maxsize=64)
