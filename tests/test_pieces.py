@@ -13,7 +13,6 @@ anywhere, are read in pieces at the end of this file.
 from __future__ import annotations
 
 import gzip
-import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -257,7 +256,6 @@ def test_what_is_not_cut_by_its_kind(tmp_path: Path, monkeypatch: pytest.MonkeyP
         assert not isinstance(one_worker(str(source), stream), pieces.Pieces)
     monkeypatch.setenv("LDIDS_PURE_PYTHON", "1")
     assert pieces.cut(str(source), "xml", None, 100, least=0) is None
-    assert os.environ["LDIDS_PURE_PYTHON"] == "1"
 
 
 # -- Turtle ---------------------------------------------------------------------------------------
@@ -399,15 +397,18 @@ def _large_turtle(path: Path, statements: int) -> Path:
 
 @compiled
 @pytest.mark.parametrize(
-    ("broken", "by"),
+    ("broken", "by", "cut"),
     [
-        ("<http://hdl.handle.net/1765/1500>", "<http://hdl.handle.net/1765/1500 x>"),
-        ('ex:id "demo:1700"', 'ex:id "demo:1700'),
-        ("ex:r1900 ;", "ex:r1900 ;; ,"),
-        ("ex:rel <rel/1800>", "ex:rel undeclared:x"),
+        # the scan gives up on these (an IRI with a space, a string cut by a line break):
+        # the document is read in step, which says where
+        ("<http://hdl.handle.net/1765/1500>", "<http://hdl.handle.net/1765/1500 x>", False),
+        ('ex:id "demo:1700"', 'ex:id "demo:1700', False),
+        # pyoxigraph finds these in a later piece
+        ("ex:r1900 ;", "ex:r1900 ;; ,", True),
+        ("ex:rel <rel/1800>", "ex:rel undeclared:x", True),
     ],
 )
-def test_a_turtle_error_in_a_later_piece_is_the_documents(broken: str, by: str, tmp_path: Path) -> None:
+def test_a_turtle_error_in_a_later_piece_is_the_documents(broken: str, by: str, cut: bool, tmp_path: Path) -> None:
     source = _large_turtle(tmp_path / "large.ttl", 2000)
     text = source.read_text()
     assert text.count(broken) == 1
@@ -416,9 +417,9 @@ def test_a_turtle_error_in_a_later_piece_is_the_documents(broken: str, by: str, 
     output.write_text("before\n")
     in_step = _error(source, "http://x/", output, cut=False, fmt="turtle")
     assert output.read_text() == "before\n"
-    if pieces.cut(str(source), "turtle", "http://x/", 4096, least=0) is not None:  # else read in step
-        assert _error(source, "http://x/", output, cut=True, piece=4096, fmt="turtle") == in_step
-        assert output.read_text() == "before\n"
+    assert (pieces.cut(str(source), "turtle", "http://x/", 4096, least=0) is not None) == cut
+    assert _error(source, "http://x/", output, cut=True, piece=4096, fmt="turtle") == in_step
+    assert output.read_text() == "before\n"
     line = next(n for n, written in enumerate(source.read_text().splitlines(), 1) if by in written)
     assert in_step[1] == line
 

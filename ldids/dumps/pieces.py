@@ -90,11 +90,10 @@ class Frame:
 
 @dataclass(frozen=True)
 class Pieces:
-    """The file ``path`` (named ``shown`` in errors), cut at ``cuts``, each in the graph block
+    """The file ``path``, cut at ``cuts``, each in the graph block
     ``blocks`` names (its label as written; b"" the default graph's; None: none)."""
 
     path: str
-    shown: str
     frame: Frame
     cuts: tuple[int, ...]
     blocks: tuple[bytes | None, ...]
@@ -124,7 +123,7 @@ class Pieces:
                 return error
         # Each piece is a document of its own; the whole, read in step, has no error. A
         # defect of the cutting, not of the input: said as such, and nothing is written.
-        raise RuntimeError(f"{self.shown}: a piece of the document did not parse, the whole document does")
+        raise RuntimeError(f"{self.path}: a piece of the document did not parse, the whole document does")
 
 
 def cut(path: str, fmt: str, base: str | None, step: int, least: int = CUT_FROM) -> Pieces | None:
@@ -155,7 +154,7 @@ def cut(path: str, fmt: str, base: str | None, step: int, least: int = CUT_FROM)
     edges = (start, *cuts, status.st_size)  # an RDF/XML head, in the first piece, counts once
     if any(stop - begin > max(_LARGEST * step, _LARGE) for begin, stop in itertools.pairwise(edges)):
         return None
-    return Pieces(path, path, Frame(fmt, head, close, base, status.st_size, state), tuple(cuts), tuple(blocks))
+    return Pieces(path, Frame(fmt, head, close, base, status.st_size, state), tuple(cuts), tuple(blocks))
 
 
 #: What a format's cutting finds: the frame's head, end and state; the cuts; the graph block

@@ -39,7 +39,8 @@ SLOTS = 2 * DEPTH  # results of a worker's handed over and not yet taken, at mos
 class _Chunk:
     """What one task works on: the lines that start in bytes [start, stop) of a plain file,
     or (``data`` not None) the lines themselves, or (``frame`` not None) the statements of
-    the piece in bytes [start, stop) of an RDF/XML file (:mod:`ldids.dumps.pieces`).
+    the piece in bytes [start, stop) of a Turtle, TriG or RDF/XML file, starting and ending
+    in the graph blocks ``blocks`` names (:mod:`ldids.dumps.pieces`).
     ``handed``: the file is sent after the task, as a descriptor (:func:`_send_file`); the
     worker reads it as /proc/self/fd/N."""
 

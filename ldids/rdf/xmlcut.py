@@ -59,6 +59,22 @@ def _tag_end(data: bytes, at: int) -> tuple[int, bool]:
     return -1, named_id
 
 
+# What markup steps over, each to its end: comments and processing instructions (XML 1.0
+# §2.5, §2.6), and in content CDATA sections (§2.7).
+_PROLOG = ((b"<!--", b"-->"), (b"<?", b"?>"))
+_CONTENT = (*_PROLOG, (b"<![CDATA[", b"]]>"))
+
+
+def _skipped(data: bytes, i: int, constructs: tuple[tuple[bytes, bytes], ...]) -> int | None:
+    """The position after the construct that starts at ``i`` (-1: it does not end), or None
+    where none of ``constructs`` starts there."""
+    for opener, closer in constructs:
+        if data.startswith(opener, i):
+            end = data.find(closer, i + len(opener))
+            return end if end < 0 else end + len(closer)
+    return None
+
+
 def root_start(data: bytes) -> tuple[int, bytes] | None:
     """The position after the root element's start tag and the root's name as written, or
     None: no root, an empty root (``<rdf:RDF/>``), a DOCTYPE, or markup that does not end."""
@@ -68,16 +84,11 @@ def root_start(data: bytes) -> tuple[int, bytes] | None:
         i = data.find(b"<", i)
         if i < 0 or i + 1 >= n:
             return None
-        if data.startswith(b"<?", i):
-            end = data.find(b"?>", i + 2)
-            if end < 0:
+        skipped = _skipped(data, i, _PROLOG)
+        if skipped is not None:
+            if skipped < 0:
                 return None
-            i = end + 2
-        elif data.startswith(b"<!--", i):
-            end = data.find(b"-->", i + 4)
-            if end < 0:
-                return None
-            i = end + 3
+            i = skipped
         elif data[i + 1] in b"!/":  # a DOCTYPE (its subset could declare what pieces lose), or no root
             return None
         else:
@@ -106,23 +117,11 @@ def cuts(data: bytes, start: int, step: int) -> list[int] | None:
         i = data.find(b"<", i)
         if i < 0:
             return None  # the root's end tag is not there: read in step, which says why
-        if data.startswith(b"<!--", i):
-            end = data.find(b"-->", i + 4)
-            if end < 0:
+        skipped = _skipped(data, i, _CONTENT)
+        if skipped is not None:
+            if skipped < 0:
                 return None
-            i = end + 3
-            continue
-        if data.startswith(b"<![CDATA[", i):
-            end = data.find(b"]]>", i + 9)
-            if end < 0:
-                return None
-            i = end + 3
-            continue
-        if data.startswith(b"<?", i):
-            end = data.find(b"?>", i + 2)
-            if end < 0:
-                return None
-            i = end + 2
+            i = skipped
             continue
         if data.startswith(b"<!", i):
             return None
