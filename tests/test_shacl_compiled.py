@@ -3,10 +3,13 @@ specs say (XSD 1.0 Part 2 Appendix F, F&O 3.1 §5.6, SPARQL 1.1 §17)."""
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pyoxigraph as ox
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ldids.shacl import pyregex
 from ldids.shacl.algebra import parse_query
@@ -184,6 +187,50 @@ _IF_TWO = 'BIND (STR(?s) AS ?i) BIND ("^b" AS ?r) BIND (IF(REGEX(?i, "^a"), ?i, 
 def test_implied_gates(where: str, gate: tuple[int, str] | None) -> None:
     (branch,) = query_branches(f"SELECT ?this WHERE {{ ?s <urn:p> ?this . {where} }}")
     assert branch.gate == gate
+
+
+# -- Texts a FILTER excludes (ldids.shacl.branch._excluded) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("where", "excluded"),
+    [
+        ('FILTER (!REGEX(STR(?this), "^a"))', [(2, "^a")]),
+        # through BINDs, and of the subject too; each conjunct its own
+        (
+            'BIND (STR(?this) AS ?v) FILTER (?v != "" && !REGEX(?v, "^a") && !REGEX(STR(?s), "b"))',
+            [(2, "^a"), (0, "b")],
+        ),
+        # the variable itself: REGEX of an IRI is an error, which excludes it too
+        ('FILTER (!REGEX(?this, "^a"))', [(2, "^a")]),
+        # flags, a pattern that is no constant, a REGEX under || or not negated: none
+        ('FILTER (!REGEX(STR(?this), "^a", "i"))', []),
+        ("BIND (STR(?s) AS ?r) FILTER (!REGEX(STR(?this), ?r))", []),
+        ('FILTER (!REGEX(STR(?this), "^a") || isIRI(?this))', []),
+        ('FILTER (isLiteral(?this) && !(!REGEX(STR(?this), "^a")))', []),
+    ],
+)
+def test_excluded_texts(where: str, excluded: list[tuple[int, str]]) -> None:
+    (branch,) = query_branches(f"SELECT ?this WHERE {{ ?s <urn:p> ?this . {where} }}")
+    assert branch.excluded == excluded
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("ab:/.", max_size=6), st.sampled_from(["iri", "string", "lang", "integer"]))
+def test_an_excluded_text_selects_nothing(text: str, kind: str) -> None:
+    # The shipped dc:identifier target's last conjunct, and its kind: wherever the exclusion
+    # matches the focus node's text, the whole FILTER selects nothing.
+    where = 'BIND (STR(?this) AS ?v) FILTER (STRLEN(?v) >= 0 && !REGEX(?v, "^(a:|b/)"))'
+    (branch,) = query_branches(f"SELECT ?this WHERE {{ ?s <urn:p> ?this . {where} }}")
+    ((_, regex),) = branch.excluded
+    value = {
+        "iri": lambda: ox.NamedNode(f"a:{text.replace(':', '').replace('/', '')}"),
+        "string": lambda: ox.Literal(text),
+        "lang": lambda: ox.Literal(text, language="en"),
+        "integer": lambda: ox.Literal(text, datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
+    }[kind]()
+    selected = branch.select((ox.NamedNode("urn:s"), ox.NamedNode("urn:p"), value))
+    assert (selected is None) == (re.search(regex, value.value) is not None)
 
 
 def test_an_implied_gate_is_necessary_and_the_filter_kept() -> None:

@@ -66,11 +66,16 @@ class Branch:
     #: The position of the focus node, when the pattern and what is left of the FILTERs
     #: ask nothing more: the statement gives it once the kind tests hold.
     direct: int | None = None
+    #: (position, regular expression) of the conjuncts ``!REGEX(text, "const")`` on the text
+    #: of a term of the pattern (:func:`_excluded`): where the text there matches one, the
+    #: branch selects nothing. Kept in the FILTER; the compiled selection reads them.
+    excluded: list[tuple[int, str]] = field(default_factory=list)
 
     def compile(self, focus: str = "this") -> None:
         """Compile the FILTERs and BINDs, once the whole query is read."""
         self.used.add(focus)
         filters = [conjuncts for is_filter, conjuncts, _ in self.raw if is_filter]
+        binds = {name: parts[0] for is_filter, parts, name in self.raw if not is_filter}
         required = [
             (conjuncts, part, found)
             for conjuncts in filters
@@ -85,11 +90,13 @@ class Branch:
         else:
             # Or a gate a conjunct implies (through the BINDs), kept in the FILTER: the
             # conjunct says more than its gate does.
-            binds = {name: parts[0] for is_filter, parts, name in self.raw if not is_filter}
             implied = [
                 found for conjuncts in filters for part in conjuncts if (found := _implied(part, binds, self.pattern))
             ]
             self.gate = implied[0] if implied else None
+        self.excluded = [
+            found for conjuncts in filters for part in conjuncts if (found := _excluded(part, binds, self.pattern))
+        ]
         predicate = self.pattern[1]
         bound = {name for is_filter, _, name in self.raw if not is_filter}
         if (
@@ -317,6 +324,17 @@ def _not_empty(
             return None
         found += rest
     return found
+
+
+def _excluded(expr: object, binds: dict[str, object], pattern: tuple[str | Term, ...]) -> tuple[int, str] | None:
+    """(position, regular expression) when the FILTER conjunct ``expr`` is ``!REGEX(...)``
+    of :func:`_regex_test`'s form: where the text of the term there matches, the REGEX is
+    true or an error (it takes no IRI, a literal of another datatype, or an unbound
+    variable), so the conjunct, and the FILTER, is false or an error: no solution (SPARQL
+    1.1 §17.2, §17.4.1.1, §17.4.3.14)."""
+    if not (isinstance(expr, Op) and expr.name == "UnaryNot"):
+        return None
+    return _regex_test(expr["expr"], binds, pattern)
 
 
 def _regex_test(expr: object, binds: dict[str, object], pattern: tuple[str | Term, ...]) -> tuple[int, str] | None:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import operator
 import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -227,6 +228,14 @@ class _Group:
                 ]
             except (UnsupportedError, UntranslatableError):
                 return None
+            # A text the target's FILTER excludes (!REGEX) gives nothing either, whatever the
+            # checks say: in the shipped shapes, a dc:identifier a prefixed scheme claims.
+            for position, regex in rule.branch.excluded:
+                try:
+                    if position == focus:
+                        alternatives.append((0, sys.maxsize, plan_cache.packed(to_python(regex))))
+                except (UnsupportedError, UntranslatableError):
+                    continue  # not left out here: the statement is looked at whole, as before
             rules.append((index, -1 if gate is None else gate[0], gate_automaton, focus, tuple(alternatives)))
         return tuple(rules)
 
