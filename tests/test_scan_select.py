@@ -49,8 +49,21 @@ TEXTS = [
     "demo%3a1",
     "demo:" + "A" * 60,
     "demo:a b",
+    "hdl:1765/\u00e9t\u00e9",
+    "info:fedora/demo:1\tDC",
 ]
-WRITTEN = ["<{}>", '"{}"', '"{}"@en', "_:b{}"]
+XSD = "http://www.w3.org/2001/XMLSchema#"
+# Literals whose results select_lines makes itself (plain, xsd:string, xsd:anyURI) and those
+# it leaves to the parse (a language tag, another datatype).
+WRITTEN = [
+    "<{}>",
+    '"{}"',
+    '"{}"@en',
+    "_:b{}",
+    f'"{{}}"^^<{XSD}string>',
+    f'"{{}}"^^<{XSD}anyURI>',
+    f'"{{}}"^^<{XSD}integer>',
+]
 
 
 def _term(pick: random.Random, kinds: list[str]) -> str:
@@ -59,22 +72,24 @@ def _term(pick: random.Random, kinds: list[str]) -> str:
     text = pick.choice([text for text in TEXTS if re.match("[A-Za-z][A-Za-z0-9+.-]*:", text) or kind[0] != "<"])
     if kind.startswith("_"):
         return kind.format("".join(c for c in text if c.isalnum()))
-    return kind.format(text.replace(" ", "%20") if kind.startswith("<") else text)
+    return kind.format(text.replace(" ", "%20").replace("\t", "%09") if kind.startswith("<") else text)
 
 
-def _dump(seed: int, entities: int = 120) -> bytes:
+def _dump(seed: int, entities: int = 120, graphs: bool = False) -> bytes:
     """Entities of 1 to 12 statements each, their subject repeated line after line, then
-    owl:sameAs links between forms of the identifiers seen (as normalize writes them)."""
+    owl:sameAs links between forms of the identifiers seen (as normalize writes them); with
+    ``graphs``, most statements in a named graph (N-Quads)."""
     pick = random.Random(seed)
     lines, links = [], []
     for _ in range(entities):
         subject = _term(pick, ["<{}>", "<{}>", "_:b{}"])
+        graph = pick.choice(["", " <urn:g1>", " <http://example.org/g\u00e9>", " _:g1"]) if graphs else ""
         for _ in range(pick.randint(1, 12)):
             predicate = pick.choice(PREDICATES)
             value = _term(pick, WRITTEN)
             if predicate == DC and pick.random() < 0.5:
                 value = f'"{pick.choice(TEXTS[15:])}"'
-            lines.append(f"{subject} {predicate} {value} .")
+            lines.append(f"{subject} {predicate} {value}{graph} .")
             if value.startswith("<") and pick.random() < 0.3:
                 links.append(f"{value} {SAME_AS} {_term(pick, ['<{}>'])} .")
     return ("\n".join(lines + links) + "\n").encode()
@@ -92,9 +107,55 @@ def _blocks(data: bytes, size: int) -> list[bytes]:
 
 @pytest.mark.parametrize("size", [200, 2000, 1 << 20])
 @pytest.mark.parametrize("seed", range(6))
-def test_compiled_selection_finds_what_every_statement_gives(seed: int, size: int, selections: Selections) -> None:
-    _, found, expected = selections(_blocks(_dump(seed), size))
+@pytest.mark.parametrize("graphs", [False, True], ids=["triples", "quads"])
+def test_compiled_selection_finds_what_every_statement_gives(
+    seed: int, size: int, graphs: bool, selections: Selections
+) -> None:
+    _, found, expected = selections(_blocks(_dump(seed, graphs=graphs), size))
     assert found == expected
+
+
+# -- Results select_lines makes itself (ldids.shacl.streamed._Group.rows) -----------------------
+
+P = "<http://example.org/p>"
+
+
+@pytest.mark.parametrize(
+    ("line", "results"),
+    [
+        # A focus the canonical-form shape and a syntax shape report: made, subject and object.
+        (f"<urn:s> {P} <INFO:FEDORA/demo:1> .", 1),
+        (f"<info:fedora/bad> {P} <urn:o> .", 2),
+        (f'<urn:s> {P} "HDL:1765/x"^^<{XSD}string> .', 1),
+        (f'<urn:s> {P} "Hdl:1765/\u00e9t\u00e9"^^<{XSD}anyURI> <urn:g> .', 1),
+        (f'<urn:s> {P} "OAI:bad" _:g .', 2),
+        # Canonical: nothing to make, nothing selected.
+        (f"<urn:s> {P} <info:fedora/demo:1> .", 0),
+        # Left to the parse (None): a language tag, another datatype, an escape, a tab
+        # (pyoxigraph writes it \t).
+        (f'<urn:s> {P} "INFO:FEDORA/demo:1"@en .', None),
+        (f'<urn:s> {P} "INFO:FEDORA/demo:1"^^<{XSD}integer> .', None),
+        (f'<urn:s> {P} "INFO:FEDORA/demo:\\u0031" .', None),
+        (f'<urn:s> {P} "hdl:1765/a\tb" .', None),
+    ],
+)
+def test_the_results_made_are_those_of_the_checks(line: str, results: int | None, selections: Selections) -> None:
+    """A line whose results select_lines makes is not selected, and its rows are the Python
+    checks' (the whole row: focus, value and graph as pyoxigraph writes them, shape,
+    component, message, severity); a line it cannot make them for is parsed."""
+    sieve = prefilter(plan(SHAPES))
+    block = (line + "\n").encode()
+    classes = dict([sieve.predicate_class(ox.NamedNode(P[1:-1]))])
+    _, _, indexes, _, rows = _scan.select_lines(
+        block, sieve.groups, sieve.any_escape, {}, MEMO_LIMIT, classes, sieve.probes, None, False, sieve.made
+    )
+    _, found, expected = selections([block])
+    assert found == expected
+    if results is None:
+        assert (indexes, rows) == ([0], [])
+    else:
+        assert indexes == []
+        assert len(rows) == len(expected) == results
 
 
 def _links(count: int) -> bytes:
@@ -110,18 +171,20 @@ def test_a_predicate_new_in_a_block_is_told_at_once() -> None:
     assert sieve.tests, "the canonical-form shape tests the predicate (it leaves owl:sameAs objects alone)"
     block = _links(500)
     classes: dict[bytes, bytes] = {}
-    _, _, indexes, _ = _scan.select_lines(
+    _, _, indexes, _, _ = _scan.select_lines(
         block, sieve.groups, sieve.any_escape, {}, MEMO_LIMIT, classes, sieve.probes, sieve.written_class
     )
     # What the Python side would have added once it had parsed a line of the block.
     assert classes == dict([sieve.predicate_class(ox.NamedNode(SAME_AS[1:-1]))])
     assert indexes == []
     # Not told, the block's lines of that predicate all reach the Python checks.
-    _, _, indexes, _ = _scan.select_lines(block, sieve.groups, sieve.any_escape, {}, MEMO_LIMIT, {}, sieve.probes, None)
+    _, _, indexes, _, _ = _scan.select_lines(
+        block, sieve.groups, sieve.any_escape, {}, MEMO_LIMIT, {}, sieve.probes, None
+    )
     assert len(indexes) == 500
     # Told, a class full of predicates takes no more; the lines are then parsed.
     full = {f"<urn:p{n}>".encode(): b"\x01" for n in range(3)}
-    _, _, indexes, _ = _scan.select_lines(
+    _, _, indexes, _, _ = _scan.select_lines(
         block, sieve.groups, sieve.any_escape, {}, 3, full, sieve.probes, sieve.written_class
     )
     assert len(full) == 3

@@ -3102,6 +3102,14 @@ typedef struct {
     int signature;
     /* The automata read out of their tuples once per call (packed_init), or NULL. */
     struct Packed *packed;
+    /* Or NULL: the group's results made here (group_rows), where its rules select the term at
+     * one position as it is, by its kind, and report the checks of their shapes that fail on
+     * it (ldids.shacl.streamed, _Group.rows): a rule per check of a rule's shape, as automata,
+     * and per such rule whether its kind tests pass for an IRI, a string literal (xsd:string)
+     * and an xsd:anyURI literal, a byte each. */
+    struct Packed *rows;
+    const unsigned char *kinds;
+    int rows_focus;
 } Group;
 
 static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *line, const Terms *terms, int index) {
@@ -3538,6 +3546,29 @@ static void run_together(Packed *packed, int position, const unsigned char *text
     }
 }
 
+/* Does one of the rule's ways hold on the focus node's text (its automata run already)? */
+static int way_holds(const Packed *packed, const PackedRule *rule, const unsigned char *text, Py_ssize_t length) {
+    Py_ssize_t count = -1;
+    for (int w = rule->first_way; w < rule->first_way + rule->way_count; w++) {
+        const PackedWay *way = &packed->ways[w];
+        if (way->least > 0 || way->most < length) {
+            /* A character is 1 to 4 bytes: the count is needed only between the two. */
+            count = count >= 0 ? count : characters(text, length);
+            if (count < way->least || count > way->most) {
+                continue;
+            }
+        }
+        int holds = 1;
+        for (int k = way->first; k < way->first + way->count && holds; k++) {
+            holds = packed->accepts[k];
+        }
+        if (holds) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Do the group's rules give nothing for the statement (Group.automata)? For each rule: its
  * test of the predicate fails, or its gate does not accept the text of the term there, or one
  * of the ways its shape's checks hold on the focus node's text does. Where a text cannot be
@@ -3585,26 +3616,7 @@ static int automata_clean(Packed *packed, const unsigned char *line, const Terms
         if (rule->gate >= 0 && readable >> packed->dfas[rule->gate].position & 1 && !packed->accepts[rule->gate]) {
             continue;
         }
-        if (!(readable >> rule->focus & 1)) {
-            return 0;
-        }
-        Py_ssize_t count = -1, length = lengths[rule->focus];
-        int holds = 0;
-        for (int w = rule->first_way; w < rule->first_way + rule->way_count && !holds; w++) {
-            const PackedWay *way = &packed->ways[w];
-            if (way->least > 0 || way->most < length) {
-                /* A character is 1 to 4 bytes: the count is needed only between the two. */
-                count = count >= 0 ? count : characters(texts[rule->focus], length);
-                if (count < way->least || count > way->most) {
-                    continue;
-                }
-            }
-            holds = 1;
-            for (int k = way->first; k < way->first + way->count && holds; k++) {
-                holds = packed->accepts[k];
-            }
-        }
-        if (!holds) {
+        if (!(readable >> rule->focus & 1) || !way_holds(packed, rule, texts[rule->focus], lengths[rule->focus])) {
             return 0;
         }
     }
@@ -3674,18 +3686,137 @@ static int group_clean(Group *group, const unsigned char *line, const Terms *ter
     return automata_clean(group->packed, line, terms, class);
 }
 
-/* The probes whose automata were last looked through (a strong reference): a run passes the
- * same ones with each block. */
-static PyObject *checked_probes = NULL;
+#define XSD "<http://www.w3.org/2001/XMLSchema#"
+static const char STRING_TYPE[] = "^^" XSD "string>", ANY_URI_TYPE[] = "^^" XSD "anyURI>";
 
-static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) {
-    int tables = probes != checked_probes;
+/* The group's results for the statement, made here (Group.rows): for each rule (a check of a
+ * rule's shape) whose test of the predicate passes, whose kind tests pass for the term at the
+ * focus, whose gate accepts its text and none of whose ways (those of the check holding)
+ * holds, (index, group, rule, focus, graph) is put in ``out``: the line's index, the group's
+ * and the rule's numbers, the focus node and the graph as pyoxigraph writes them (str), the
+ * graph None in the default graph. 1 if it was done, 0 if the statement must be parsed for it (a blank node or an escape
+ * at the focus, a literal of another datatype or with a language tag, a character pyoxigraph
+ * writes as an escape, a predicate not classed yet), -1 on error. */
+static int group_rows(Group *group, Py_ssize_t number, const unsigned char *line, const Terms *terms, PyObject *class,
+                      Py_ssize_t index, PyObject *out) {
+    Packed *packed = group->rows;
+    int focus = group->rows_focus;
+    const unsigned char *text, *term = line + terms->start[focus];
+    Py_ssize_t length, size = terms->stop[focus] - terms->start[focus], shown = size;
+    if (!term_text(line, terms, focus, &text, &length)) {
+        return 0;
+    }
+    int kind = 0;
+    if (term[0] == '"') {
+        const unsigned char *type = text + length + 1;
+        Py_ssize_t rest = term + size - type;
+        if (rest == 0) {
+            kind = 1;
+        } else if (rest == (Py_ssize_t)sizeof STRING_TYPE - 1 && memcmp(type, STRING_TYPE, (size_t)rest) == 0) {
+            kind = 1;
+            shown = size - rest; /* a string literal is written without its datatype */
+        } else if (rest == (Py_ssize_t)sizeof ANY_URI_TYPE - 1 && memcmp(type, ANY_URI_TYPE, (size_t)rest) == 0) {
+            kind = 2;
+        } else {
+            return 0;
+        }
+    }
+    for (Py_ssize_t i = 0; i < length; i++) {
+        if (text[i] < 0x20 || text[i] == 0x7F) {
+            return 0; /* pyoxigraph writes these as \t, \u0001 ... */
+        }
+    }
+    for (int r = 0; r < packed->rule_count; r++) {
+        if (packed->rules[r].test >= 0 && class == NULL) {
+            return 0;
+        }
+    }
+    memset(packed->asked, 1, (size_t)packed->dfa_count);
+    run_together(packed, focus, text, length);
+    PyObject *shown_focus = NULL, *graph = NULL;
+    int result = 1;
+    for (int r = 0; r < packed->rule_count && result > 0; r++) {
+        const PackedRule *rule = &packed->rules[r];
+        if ((rule->test >= 0 && (rule->test >= PyBytes_GET_SIZE(class) || PyBytes_AS_STRING(class)[rule->test] == 0)) ||
+            !group->kinds[3 * r + kind] || (rule->gate >= 0 && !packed->accepts[rule->gate]) ||
+            way_holds(packed, rule, text, length)) {
+            continue;
+        }
+        if (shown_focus == NULL) {
+            shown_focus = PyUnicode_DecodeUTF8((const char *)term, shown, NULL);
+            if (terms->start[3] >= 0) {
+                graph = PyUnicode_DecodeUTF8((const char *)line + terms->start[3], terms->stop[3] - terms->start[3], NULL);
+            } else {
+                graph = Py_NewRef(Py_None);
+            }
+            if (shown_focus == NULL || graph == NULL) {
+                result = -1;
+                break;
+            }
+        }
+        PyObject *row = Py_BuildValue("(nniOO)", index, number, r, shown_focus, graph);
+        if (row == NULL || PyList_Append(out, row) < 0) {
+            result = -1;
+        }
+        Py_XDECREF(row);
+    }
+    Py_XDECREF(shown_focus);
+    Py_XDECREF(graph);
+    return result;
+}
+
+/* The probes and rows whose automata were last looked through (strong references): a run
+ * passes the same ones with each block. */
+static PyObject *checked_probes = NULL, *checked_rows = NULL;
+
+/* A group's rows table (Group.rows): (automata as automata_init takes them, each reading the
+ * one position of the focus node; kinds, 3 bytes per rule). 0, or -1 with an error set. */
+static int rows_init(Group *group, PyObject *made, int tables) {
+    PyObject *rules, *kinds;
+    if (!PyTuple_Check(made) || !PyArg_ParseTuple(made, "O!O!", &PyTuple_Type, &rules, &PyBytes_Type, &kinds)) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "a rows table is (automata, kinds)");
+        }
+        return -1;
+    }
+    int reads = automata_init(rules, tables);
+    if (reads < -1) {
+        return -1;
+    }
+    if (reads < 0 || PyTuple_GET_SIZE(rules) == 0 || PyBytes_GET_SIZE(kinds) != 3 * PyTuple_GET_SIZE(rules)) {
+        PyErr_SetString(PyExc_ValueError, "a rows table's automata read one position, and it has 3 kinds a rule");
+        return -1;
+    }
+    for (Py_ssize_t r = 0; r < PyTuple_GET_SIZE(rules); r++) {
+        if (PyLong_AsLong(PyTuple_GET_ITEM(PyTuple_GET_ITEM(rules, r), 1)) < 0) {
+            PyErr_SetString(PyExc_ValueError, "a rows table's rules have gates");
+            return -1;
+        }
+    }
+    if ((group->rows = packed_init(rules)) == NULL) {
+        return -1;
+    }
+    group->kinds = (const unsigned char *)PyBytes_AS_STRING(kinds);
+    group->rows_focus = reads;
+    return 0;
+}
+
+static int groups_init(PyObject *descriptions, PyObject *probes, PyObject *rows, Group *groups) {
+    int tables = probes != checked_probes || rows != checked_rows;
     if (probes != Py_None && (!PyTuple_Check(probes) || PyTuple_GET_SIZE(probes) != PyTuple_GET_SIZE(descriptions))) {
         PyErr_SetString(PyExc_ValueError, "probes is None or a tuple of one callable or None per group");
         return -1;
     }
+    if (rows != Py_None && (!PyTuple_Check(rows) || PyTuple_GET_SIZE(rows) != PyTuple_GET_SIZE(descriptions))) {
+        PyErr_SetString(PyExc_ValueError, "rows is None or a tuple of one (automata, kinds) or None per group");
+        return -1;
+    }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(descriptions); i++) {
         Group *group = &groups[i];
+        PyObject *made = rows == Py_None ? Py_None : PyTuple_GET_ITEM(rows, i);
+        if (made != Py_None && rows_init(group, made, tables) < 0) {
+            return -1;
+        }
         group->probe = probes == Py_None ? Py_None : PyTuple_GET_ITEM(probes, i);
         group->signature = PyBytes_Check(group->probe);
         if (group->signature && PyBytes_GET_SIZE(group->probe) != 72) {
@@ -3732,6 +3863,8 @@ static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) 
     if (tables) {
         Py_INCREF(probes);
         Py_XSETREF(checked_probes, probes);
+        Py_INCREF(rows);
+        Py_XSETREF(checked_rows, rows);
     }
     return 0;
 }
@@ -3739,22 +3872,23 @@ static int groups_init(PyObject *descriptions, PyObject *probes, Group *groups) 
 static PyObject *select_lines(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
-    PyObject *descriptions, *memo, *classes, *probes = Py_None, *learn = Py_None;
+    PyObject *descriptions, *memo, *classes, *probes = Py_None, *learn = Py_None, *rows_tables = Py_None;
     int any_escape, trusted = 0;
     Py_ssize_t memo_size;
-    if (!PyArg_ParseTuple(args, "y*O!pO!nO!|OOp", &data, &PyTuple_Type, &descriptions, &any_escape, &PyDict_Type,
-                          &memo, &memo_size, &PyDict_Type, &classes, &probes, &learn, &trusted)) {
+    if (!PyArg_ParseTuple(args, "y*O!pO!nO!|OOpO", &data, &PyTuple_Type, &descriptions, &any_escape, &PyDict_Type,
+                          &memo, &memo_size, &PyDict_Type, &classes, &probes, &learn, &trusted, &rows_tables)) {
         return NULL;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(descriptions);
     Group *groups = count > 0 && count < 256 ? PyMem_Calloc((size_t)count, sizeof(Group)) : NULL;
-    PyObject *indexes = PyList_New(0), *masks = PyList_New(0), *result = NULL;
+    PyObject *indexes = PyList_New(0), *masks = PyList_New(0), *rows = PyList_New(0), *result = NULL;
     Buffer out = {NULL, NULL, 0, 0, 0, NULL, NULL};
     if (count == 0 || count >= 256 || memo_size < 1) {
         PyErr_SetString(PyExc_ValueError, "1 to 255 groups and a memo of at least 1 entry");
         goto done;
     }
-    if (groups == NULL || indexes == NULL || masks == NULL || groups_init(descriptions, probes, groups) < 0 || buffer_reserve(&out, 1 << 12) < 0) {
+    if (groups == NULL || indexes == NULL || masks == NULL || rows == NULL ||
+        groups_init(descriptions, probes, rows_tables, groups) < 0 || buffer_reserve(&out, 1 << 12) < 0) {
         if (groups == NULL) {
             PyErr_NoMemory();
         }
@@ -3850,6 +3984,12 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                         goto done;
                     }
                 }
+                if (!seen && group->rows != NULL) {
+                    /* Its results made here, or the line parsed for them. */
+                    if ((seen = group_rows(group, g, line, &terms, class, index, rows)) < 0) {
+                        goto done;
+                    }
+                }
                 if (!seen) {
                     selected = 1;
                     mask |= g < 64 ? 1ULL << g : ~0ULL;
@@ -3881,15 +4021,17 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
     {
         PyObject *output = buffer_finish(&out);
         if (output != NULL) {
-            result = Py_BuildValue("(nNOO)", statements, output, indexes, masks);
+            result = Py_BuildValue("(nNOOO)", statements, output, indexes, masks, rows);
         }
     }
 done:
     Py_XDECREF(out.object);
     Py_XDECREF(indexes);
     Py_XDECREF(masks);
+    Py_XDECREF(rows);
     for (Py_ssize_t g = 0; groups != NULL && g < count; g++) {
         PyMem_Free(groups[g].packed);
+        PyMem_Free(groups[g].rows);
     }
     PyMem_Free(groups);
     PyBuffer_Release(&data);
@@ -4360,12 +4502,13 @@ static PyMethodDef methods[] = {
      "joined_unique(lines, start=0, stop=len(lines)) -> (data, count): lines[start:stop] of sorted str lines, each\n"
      "once (not the line before start either), in UTF-8 (surrogatepass), each ended by LF"},
     {"select_lines", select_lines, METH_VARARGS,
-     "select_lines(data, groups, any_escape, memo, memo_size, classes, probes=None, learn=None, trusted=False)\n"
-     "-> (statements, selected, indexes, masks)\n\n"
+     "select_lines(data, groups, any_escape, memo, memo_size, classes, probes=None, learn=None, trusted=False,\n"
+     "rows=None) -> (statements, selected, indexes, masks, made)\n\n"
      "The lines of a block the streamed checks of shapes must see, joined (each ends with LF), and\n"
      "their indexes in the block (counted in LFs), and for each the groups (bit g for group g) whose\n"
      "key in it is new; see ldids/shacl/prefilter.py. trusted: the lines are ldids normalize's\n"
-     "output, whose statements are valid; their terms are only told apart."},
+     "output, whose statements are valid; their terms are only told apart. rows: per group None or\n"
+     "its rules as automata that make its results here (made: (index, group, rule, focus, graph) each)."},
     {"xml_cuts", xml_cuts, METH_VARARGS,
      "xml_cuts(data, start, step) -> [positions] or None: where the root's content of an RDF/XML document is cut\n"
      "into pieces of about step bytes; see ldids/rdf/xmlcut.py (cuts), the reference."},

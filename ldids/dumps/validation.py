@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from multiprocessing.pool import AsyncResult
+from operator import itemgetter
 from types import ModuleType
 
 import pyoxigraph as ox
@@ -69,9 +70,12 @@ def check_statements(
 
     Compiled (``ldids/dumps/_scan.c``, ``select_lines``), the lines are first checked against
     the grammar and those the checks cannot select from are passed over
-    (:mod:`ldids.shacl.prefilter`); in Python otherwise (or with ``LDIDS_PURE_PYTHON=1``),
-    every statement is parsed and checked. The same results either way, the first line of
-    each result in this process included.
+    (:mod:`ldids.shacl.prefilter`); the results of a group whose rules select a term as it
+    is and test its text (the canonical-form and syntax shapes: ``_Group.rows``) are made
+    there too, from the automata of each check, where the term is an IRI or a string or
+    xsd:anyURI literal written without an escape; the other lines are parsed. In Python
+    otherwise (or with ``LDIDS_PURE_PYTHON=1``), every statement is parsed and checked. The
+    same results either way, the first line of each result in this process included.
 
     This is the per-block entry point: a process that writes N-Triples a block at a time (a
     normalize worker, on its own output) checks each block as it goes with the plan it was
@@ -90,7 +94,7 @@ def check_statements(
     if _scan is None or os.environ.get("LDIDS_PURE_PYTHON"):
         return _checked(checks, bytes(data), lambda: _statement_lines(data, first_line))
     sieve, memo, classes = _selection(checks)
-    statements, selected, indexes, masks = _scan.select_lines(
+    statements, selected, indexes, masks, made = _scan.select_lines(
         data,
         sieve.groups,
         sieve.any_escape,
@@ -100,8 +104,14 @@ def check_statements(
         sieve.probes,
         sieve.written_class if sieve.tests else None,
         written,
+        sieve.made,
     )
     numbers = [first_line + index for index in indexes]
+    # The results select_lines made itself (_Group.rows): the same rows, made without a parse.
+    found: list[_Row] = []
+    for index, group, rule, focus, graph in made:
+        shape, component, message, severity = sieve.reported[group][rule]
+        found.append((first_line + index, focus, None, focus, shape, component, message, severity, graph))
 
     def predicate(term: Term) -> None:
         if sieve.tests and len(classes) < MEMO_LIMIT:
@@ -114,6 +124,10 @@ def check_statements(
         rows = []
         for number, line in zip(numbers, selected.split(b"\n"), strict=False):
             rows += _checked(checks, line, lambda number=number: [number])[1]  # type: ignore[misc]
+    if found:
+        # In the order of the lines, as the statements gave them (a stable sort: the order
+        # within a line tells no result from another).
+        rows = sorted(found + rows, key=itemgetter(0)) if rows else found
     return statements, rows
 
 

@@ -98,6 +98,18 @@ Packed = tuple[
 ]
 Probe = Callable[[str], object] | Packed | bytes
 
+#: What a result made by ``select_lines`` reports (:meth:`_Group.rows`): shape, component,
+#: message, severity.
+Reported = tuple[Node, URIRef, str, URIRef]
+Rows = tuple[Packed, bytes, tuple[Reported, ...]]
+
+#: The kinds of term whose results ``select_lines`` makes (:meth:`_Group.rows`), in its order.
+_ROW_KINDS = (
+    ox.NamedNode("urn:ldids:kind"),
+    ox.Literal("kind"),
+    ox.Literal("kind", datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#anyURI")),
+)
+
 #: A target rule tried on a term alone: (its gate, its kind tests, its shape, its predicate test).
 _Direct = tuple[Callable[[str], object], tuple["KindTest", ...], "_Shape", "PredicateTest | None"]
 
@@ -238,6 +250,39 @@ class _Group:
                     continue  # not left out here: the statement is looked at whole, as before
             rules.append((index, -1 if gate is None else gate[0], gate_automaton, focus, tuple(alternatives)))
         return tuple(rules)
+
+    def rows(self, tests: Sequence[int] = ()) -> Rows | None:
+        """The group's results as ``select_lines`` makes them, where its rules select the
+        term at the gate as it is (:meth:`_take_direct`) and report their shapes' checks
+        that fail on it: one rule per check of each rule's shape, in the order :meth:`_fresh`
+        reports them, as automata (:meth:`packed`'s form: the check's ways of holding); per
+        such rule whether the rule's kind tests pass for an IRI, an xsd:string literal and
+        an xsd:anyURI literal, a byte each; and what each reports (shape, component,
+        message, severity). None where a check or a regular expression has no automaton."""
+        if not self.direct or len(self.direct) != len(self.rules):
+            return None
+        indexes = list(tests) or [-1] * len(self.rules)
+        rules: list[tuple[int, int, tuple[bytes, bytes], int, tuple[tuple[int | tuple[bytes, bytes], ...], ...]]] = []
+        kinds = bytearray()
+        reported: list[Reported] = []
+        for (_, gate, _), (_, kind_tests, shape, _), index in zip(self.rules, self.direct, indexes, strict=True):
+            assert gate is not None  # _take_direct takes only rules with gates
+            passes = bytes(all(test(term) for test in kind_tests) for term in _ROW_KINDS)
+            try:
+                gate_automaton = plan_cache.packed(to_python(gate[1]))
+                for component, check in shape.checks:
+                    ways = holding([check])
+                    if ways is None:
+                        return None
+                    alternatives: tuple[tuple[int | tuple[bytes, bytes], ...], ...] = tuple(
+                        (least, most, *(plan_cache.packed(regex) for regex in regexes)) for least, most, regexes in ways
+                    )
+                    rules.append((index, gate[0], gate_automaton, gate[0], alternatives))
+                    kinds += passes
+                    reported.append((shape.node, component, shape.message, shape.severity))
+            except (UnsupportedError, UntranslatableError):
+                return None
+        return (tuple(rules), bytes(kinds), tuple(reported)) if rules else None
 
     def findings(self, triple: Triple) -> list[Finding] | tuple[Finding, ...]:
         if self.gate is not None:
