@@ -134,6 +134,52 @@ def test_streamed_results_equal_pyshacl(tmp_path: Path, seed: int, workers: int)
     assert "property http://www.w3.org/2002/07/owl#sameAs" in shapes
 
 
+def _report(streamed: validation.Streamed) -> list[tuple[object, ...]]:
+    return [
+        (v.line, str(v.focus), str(v.value), str(v.path), v.shape, str(v.component), v.message)
+        for v in streamed.verdict.violations
+    ]
+
+
+@pytest.mark.parametrize("quads", [False, True], ids=["triples", "quads"])
+@pytest.mark.parametrize("ending", ["\n", ""], ids=["line-break", "none"])
+def test_every_worker_count_reports_the_same_results_at_the_same_lines(
+    tmp_path: Path, quads: bool, ending: str
+) -> None:
+    # One process reads the blocks itself; workers read byte ranges of a plain file (each the
+    # lines that start in it) and blocks of a compressed one: the same report, to the line.
+    import gzip
+
+    lines = _dump(3, count=600).splitlines()
+    if quads:
+        lines = [line[:-2] + f" <urn:g{n % 3}> ." if n % 4 else line for n, line in enumerate(lines)]
+    text = "\n".join(lines) + ending
+    plain, packed = tmp_path / "d.nq", tmp_path / "d.nq.gz"
+    plain.write_text(text, encoding="utf-8")
+    packed.write_bytes(gzip.compress(text.encode()))
+    shapes = shapes_graph()  # one graph: a property shape is a blank node of it
+    one = validate_dump([str(plain)], shapes, block_size=1 << 20)
+    assert len({v.line for v in one.verdict.violations}) >= 20
+    for path in (plain, packed):
+        for workers in (1, 2, 3):
+            streamed = validate_dump([str(path)], shapes, workers=workers, block_size=300)
+            assert streamed.statements == one.statements == len(lines)
+            assert _report(streamed) == _report(one)
+            assert streamed.verdict.counts == one.verdict.counts
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_malformed_line_deep_in_a_file_is_reported_at_its_line(tmp_path: Path, workers: int) -> None:
+    lines = _dump(4, count=500).splitlines()
+    lines[377] = "<http://example.org/s> <p> <o> ."
+    data = tmp_path / "d.nt"
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as raised:
+        validate_dump([str(data)], shapes_graph(), workers=workers, block_size=256)
+    assert raised.value.line == 378
+    assert raised.value.source == str(data)
+
+
 def test_results_say_where() -> None:
     data = Path(__file__).parent / "data" / "streamed.nt"
     streamed = validate_dump([str(data)], shapes_graph())

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +81,34 @@ def test_seen_remembers_the_last_generation_at_least() -> None:
     # 2000 to 2499 and 0 to 499 filled a generation, 1000 to 1999 forgotten
     assert not any(seen.add(digest) for digest in digests[2000:2500] + digests[:1000])
     assert all(seen.add(digest) for digest in digests[1000:2000])
+
+
+_DIGESTS = st.one_of(
+    st.integers(-300, 300),  # 0 (stored as 1), negatives (two's complement), small: collisions
+    st.integers(-(1 << 70), 1 << 70),
+    st.sampled_from([(i << 20) for i in range(1, 8)]),  # the same low bits: slots probe on
+)
+
+
+@given(st.lists(st.lists(_DIGESTS, max_size=600), max_size=6), st.sampled_from([1, 7, 64, 100, 1 << 19]))
+@settings(max_examples=120, deadline=None)
+def test_seen_insert_is_add_hash_in_turn(blocks: list[list[int]], generation: int) -> None:
+    # The compiled insert of a block of digests (seen_insert in _scan.c, between the turns and
+    # growths of the tables) and the pure-Python one, against add_hash of each in turn.
+    pytest.importorskip("ldids.dumps._scan")
+    compiled, pure, reference = Seen(generation), Seen(generation), Seen(generation)
+    for block in blocks:
+        expected = [int(reference.add_hash(digest)) for digest in block]
+        assert list(compiled.insert(block)) == expected
+        previous = os.environ.get("LDIDS_PURE_PYTHON")
+        os.environ["LDIDS_PURE_PYTHON"] = "1"
+        try:
+            assert list(pure.insert(block)) == expected
+        finally:
+            os.environ.pop("LDIDS_PURE_PYTHON")
+            if previous is not None:
+                os.environ["LDIDS_PURE_PYTHON"] = previous
+        assert len(compiled) == len(pure) == len(reference)
 
 
 @given(st.lists(st.integers(1, 300), max_size=3000), st.sampled_from([1, 7, 64, 100]))  # 0 is stored as 1

@@ -4038,6 +4038,73 @@ done:
     return result;
 }
 
+/* -- The results a streamed validation has met (ldids/dumps/results.py, Seen) ---------------- */
+
+/* Where value is in an open-addressed table of 64-bit slots (a power of two of them, 0 an
+ * empty slot), or the empty slot where it would go: Seen's _slot. */
+static Py_ssize_t seen_slot(const uint64_t *table, Py_ssize_t size, uint64_t value) {
+    Py_ssize_t mask = size - 1, index = (Py_ssize_t)(value & (uint64_t)mask);
+    while (table[index] != 0 && table[index] != value) {
+        index = (index + 1) & mask;
+    }
+    return index;
+}
+
+/* seen_insert(young, old, digests, start, room, flags) -> (next, added): Seen.insert, whose
+ * Python form is the reference. */
+static PyObject *seen_insert(PyObject *module, PyObject *args) {
+    (void)module;
+    Py_buffer young, old = {0}, flags;
+    PyObject *old_object, *digests;
+    Py_ssize_t start, room;
+    if (!PyArg_ParseTuple(args, "w*OO!nnw*", &young, &old_object, &PyList_Type, &digests, &start, &room, &flags)) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    if (old_object != Py_None && PyObject_GetBuffer(old_object, &old, PyBUF_SIMPLE) < 0) {
+        goto done;
+    }
+    Py_ssize_t young_size = young.len / 8, old_size = old.obj == NULL ? 0 : old.len / 8;
+    if (young.len % 8 || young_size == 0 || (young_size & (young_size - 1)) || old.len % 8 ||
+        (old.obj != NULL && (old_size == 0 || (old_size & (old_size - 1)))) || start < 0 ||
+        flags.len < PyList_GET_SIZE(digests)) {
+        PyErr_SetString(PyExc_ValueError, "tables of 2**k 64-bit slots, and a flag for each digest");
+        goto done;
+    }
+    uint64_t *slots = young.buf;
+    const uint64_t *older = old.buf;
+    unsigned char *flag = flags.buf;
+    Py_ssize_t added = 0, i = start;
+    for (; i < PyList_GET_SIZE(digests) && added < room; i++) {
+        /* Its low 64 bits, as Python's hash() of a negative number has them (two's complement). */
+        uint64_t value = (uint64_t)PyLong_AsUnsignedLongLongMask(PyList_GET_ITEM(digests, i));
+        if (value == (uint64_t)-1 && PyErr_Occurred()) {
+            goto done;
+        }
+        value = value == 0 ? 1 : value;
+        if (older != NULL && older[seen_slot(older, old_size, value)] == value) {
+            flag[i] = 0;
+            continue;
+        }
+        Py_ssize_t index = seen_slot(slots, young_size, value);
+        if (slots[index] == value) {
+            flag[i] = 0;
+            continue;
+        }
+        slots[index] = value;
+        flag[i] = 1;
+        added++;
+    }
+    result = Py_BuildValue("(nn)", i, added);
+done:
+    PyBuffer_Release(&young);
+    if (old.obj != NULL) {
+        PyBuffer_Release(&old);
+    }
+    PyBuffer_Release(&flags);
+    return result;
+}
+
 /* -- Where an RDF/XML document can be cut (ldids/rdf/xmlcut.py, the reference) ----------- */
 
 /* Where a needle of a few bytes is in data[from:n] (bytes.find): -1 if absent. memchr for its
@@ -4509,6 +4576,11 @@ static PyMethodDef methods[] = {
      "key in it is new; see ldids/shacl/prefilter.py. trusted: the lines are ldids normalize's\n"
      "output, whose statements are valid; their terms are only told apart. rows: per group None or\n"
      "its rules as automata that make its results here (made: (index, group, rule, focus, graph) each)."},
+    {"seen_insert", seen_insert, METH_VARARGS,
+     "seen_insert(young, old, digests, start, room, flags) -> (next, added)\n\n"
+     "From digests[start] on, each digest (its low 64 bits, 0 as 1) put in the table young (64-bit\n"
+     "slots, open-addressed) unless young or old (or None) holds it; flags[i] 1 where it was new, 0\n"
+     "if not; stops once room digests were added. See ldids/dumps/results.py, Seen.insert."},
     {"xml_cuts", xml_cuts, METH_VARARGS,
      "xml_cuts(data, start, step) -> [positions] or None: where the root's content of an RDF/XML document is cut\n"
      "into pieces of about step bytes; see ldids/rdf/xmlcut.py (cuts), the reference."},

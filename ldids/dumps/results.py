@@ -16,13 +16,21 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import pickle
 from array import array
 from collections.abc import Iterator
 from operator import itemgetter
+from types import ModuleType
 from typing import Any, BinaryIO, Generic, TypeVar
 
 from ldids.rdf.files import scratch_file
+
+_scan: ModuleType | None
+try:
+    from ldids.dumps import _scan
+except ImportError:  # built without a C compiler
+    _scan = None
 
 __all__ = ["GENERATION", "SPILL", "Kept", "Seen"]
 
@@ -81,18 +89,42 @@ class Seen:
         young[index] = value
         self._count += 1
         if self._count >= self.generation:
-            # The table forgotten, as large as the young one grows, is the next young one:
-            # no table is allocated after the first generation, and none grows while a full
-            # old one is held (which took 4 MiB more, for a while, at each generation).
-            forgotten = self._old
-            if forgotten is None or len(forgotten) != len(young):
-                forgotten = _table(len(young))
-            else:
-                _clear(forgotten)
-            self._old, self._young, self._count = young, forgotten, 0
+            self._turn()
         elif 2 * self._count > len(young):
             self._young = _grown(young)
         return True
+
+    def _turn(self) -> None:
+        # The table forgotten, as large as the young one grows, is the next young one: no
+        # table is allocated after the first generation, and none grows while a full old
+        # one is held (which took 4 MiB more, for a while, at each generation).
+        forgotten = self._old
+        if forgotten is None or len(forgotten) != len(self._young):
+            forgotten = _table(len(self._young))
+        else:
+            _clear(forgotten)
+        self._old, self._young, self._count = self._young, forgotten, 0
+
+    def insert(self, digests: list[int]) -> bytearray:
+        """:meth:`add_hash` of each digest in turn: 1 where it was new, 0 where not. Compiled
+        (``seen_insert`` in ``ldids/dumps/_scan.c``) where it was built, a call a block of
+        results; :meth:`add_hash` is its reference (``LDIDS_PURE_PYTHON=1``)."""
+        new = bytearray(len(digests))
+        if _scan is None or os.environ.get("LDIDS_PURE_PYTHON"):
+            for index, digest in enumerate(digests):
+                new[index] = self.add_hash(digest)
+            return new
+        done = 0
+        while done < len(digests):
+            # As many as may go in before add_hash would turn the tables or grow the young one.
+            room = min(self.generation - self._count, len(self._young) // 2 + 1 - self._count)
+            done, added = _scan.seen_insert(self._young, self._old, digests, done, room, new)
+            self._count += added
+            if self._count >= self.generation:
+                self._turn()
+            elif 2 * self._count > len(self._young):
+                self._young = _grown(self._young)
+        return new
 
 
 def _table(size: int) -> array[int]:

@@ -397,7 +397,13 @@ def normalize_dump(
                 for result, data, end in _results(path, lines, ranges, settings, pool, workers, block_size):
                     check_stop()  # a Ctrl-C whose exception a finalizer dropped stops the run here
                     if validation is not None:
-                        validation.add(result.checked, result.findings, shown, lines_before=summary.lines_out)
+                        validation.add(
+                            result.checked,
+                            result.findings,
+                            shown,
+                            lines_before=summary.lines_out,
+                            digests=result.digests,
+                        )
                     summary.add(result, lines_before, path, parsed=lines is not source)
                     if result.bad and lines is not source:  # parsed well, and written as no line can be
                         raise InputError(

@@ -94,6 +94,9 @@ class BlockResult:
     #: shipped shapes' checks found in them (ldids.dumps.validation), lines local to the output.
     checked: int = 0
     findings: list[tuple[Any, ...]] = field(default_factory=list)
+    #: Their digests (ldids.dumps.validation.digests), or None where this process cannot make
+    #: them as the coordinator would.
+    digests: list[int] | None = None
 
 
 #: What a block may be given as: bytes, or a view of a buffer the caller reads into again.
@@ -158,9 +161,10 @@ def _process(
                 into[:] = result.output
                 result.output = into
         if settings.validate:
-            from ldids.dumps.validation import check_output
+            from ldids.dumps.validation import check_output, digests
 
             result.checked, result.findings = check_output(result.output if placed is None else placed)
+            result.digests = digests(result.findings)
         return result, placed
     finally:
         if collecting:

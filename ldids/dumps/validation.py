@@ -15,6 +15,7 @@ the results seen, as SHACL reports a result once however many statements give it
 from __future__ import annotations
 
 import ctypes
+import functools
 import gc
 import multiprocessing
 import os
@@ -24,7 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from multiprocessing.pool import AsyncResult
+from multiprocessing.pool import AsyncResult, Pool
 from operator import itemgetter
 from types import ModuleType
 
@@ -37,6 +38,7 @@ from ldids.dumps.pieces import Pieces
 from ldids.dumps.rdf_stream import Parsed
 from ldids.dumps.results import Kept, Key, Seen
 from ldids.errors import InputError, check_stop
+from ldids.rdf.compression import compression_of
 from ldids.rdf.files import open_input
 from ldids.shacl.prefilter import Prefilter, prefilter
 from ldids.shacl.streamed import MEMO_LIMIT, Finding, Plan, plan
@@ -198,19 +200,51 @@ def _statement_lines(data: BytesLike, first_line: int) -> list[int]:
     return [first_line + i for i, line in enumerate(bytes(data).split(b"\n")) if line.strip()[:1] not in (b"", b"#")]
 
 
-def _check_block(data: bytes, first_line: int) -> tuple[int, list[_Row]]:
+#: What a block's check gives: its statements, its rows and their digests, its lines.
+_Checked = tuple[int, list[_Row], "list[int] | None", int]
+
+
+def _check_block(data: BytesLike) -> _Checked:
     assert _PLAN is not None
-    return check_statements(_PLAN, data, first_line)
+    count, rows = check_statements(_PLAN, data, 1)
+    return count, rows, digests(rows), bytes(data).count(b"\n")
+
+
+def _check_range(path: str, start: int, stop: int) -> _Checked:
+    """The lines of ``path`` that start in bytes [start, stop) checked (ldids.dumps.serve
+    reads a chunk of normalize's so): no block crosses a pipe, only the rows found."""
+    from ldids.dumps.serve import _BUFFERS, _read_range
+
+    with _read_range(path, start, stop, _BUFFERS.chunk) as data:
+        return _check_block(data)
+
+
+#: Does ``hash()`` give what it gives in the process that adds the rows up? In that process,
+#: and in the workers it forked (they have its key: the interpreter draws it once, at start);
+#: not in a worker started afresh (spawned: macOS, Windows).
+_SAME_KEY = True
+
+
+def digests(rows: list[_Row]) -> list[int] | None:
+    """The digest of each row (:func:`_key`), made by the process that made the rows, where
+    it makes them as the process that adds them up does (:data:`_SAME_KEY`); else None, and
+    that process makes them (:meth:`Streamed.add`). Made beside the rows, on every core, not
+    one after the other in the process that adds them up: a dump of many results kept it
+    busy while the workers waited."""
+    if not _SAME_KEY or not rows:
+        return None
+    return [_key(row[1], row[2], row[3], row[4], row[5], row[8]) for row in rows]
 
 
 def _start_worker(shapes: str) -> None:
-    global _PLAN
+    global _PLAN, _SAME_KEY
     # The pool ends its workers with SIGTERM once the run is over: a forked worker keeps
     # the command line's handler, which would say "terminated" for a run that was not.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # A forked worker has the plan of the process that started it (planning again would
     # cost it the SPARQL parse of every target, some 0.2 s, before its first block).
     if _PLAN is None:
+        _SAME_KEY = False
         _PLAN = plan(Graph().parse(data=shapes, format="turtle"))
 
 
@@ -232,20 +266,32 @@ class Streamed:
     def __post_init__(self) -> None:
         self._kept = Kept(self.max_results)
 
-    def add(self, count: int, rows: list[_Row], name: str, *, lines_before: int = 0, lines: bool = True) -> None:
+    def add(
+        self,
+        count: int,
+        rows: list[_Row],
+        name: str,
+        *,
+        lines_before: int = 0,
+        lines: bool = True,
+        digests: list[int] | None = None,
+    ) -> None:
         """The ``count`` statements of a block of the file ``name`` and what was found in them,
-        their lines shifted by ``lines_before`` (or none said: ``lines`` false)."""
+        their lines shifted by ``lines_before`` (or none said: ``lines`` false); their
+        :func:`digests` if the process that made them made those too."""
         self.statements += count
         verdict = self.verdict
-        for row in rows:
-            line, focus, path, value, shape, component, _, _, graph = row
-            if not self.seen.add_hash(_key(focus, path, value, shape, component, graph)):
+        if digests is None:
+            digests = [_key(row[1], row[2], row[3], row[4], row[5], row[8]) for row in rows]
+        counts, offer = verdict.counts, self._kept.offer
+        for row, new in zip(rows, self.seen.insert(digests), strict=True):
+            if not new:
                 continue
             verdict.conforms = False  # any result, of any severity (SHACL §3.6.1)
-            shown = str(shape)
-            verdict.counts[shown] += 1
-            at = lines_before + line if lines else None
-            self._kept.offer(_order(shown, name, at, focus), (row, name, at))
+            shown = _shown(row[4])
+            counts[shown] += 1
+            at = lines_before + row[0] if lines else None
+            offer(_order(shown, name, at, row[1]), (row, name, at))
 
     def results(self) -> Iterator[Violation]:
         """The results kept, by shape, file, line and focus, made one at a time: a report of
@@ -297,8 +343,9 @@ def shipped_checks(max_results: int | None = None) -> Streamed:
 def check_output(data: BytesLike) -> tuple[int, list[_Row]]:
     """The statements of a block of normalized output (whole N-Triples/N-Quads lines) and
     what the shipped shapes' checks find in them, their lines numbered from 1."""
-    global _PLAN
+    global _PLAN, _SAME_KEY
     if _PLAN is None:  # a worker started afresh, not forked
+        _SAME_KEY = False
         _PLAN = _shipped_plan()
     return check_statements(_PLAN, data, 1, written=True)
 
@@ -309,14 +356,35 @@ def _shipped_plan() -> Plan:
     return plan(shapes_graph())
 
 
-def _blocks(path: str, stack: ExitStack, block_size: int, parsed: Parsed | None) -> Iterator[tuple[bytes, int]]:
+def _tasks(path: str, stack: ExitStack, block_size: int, parsed: Parsed | None, pool: Pool | None) -> Iterator[object]:
+    """Each block of ``path`` to check (in this process, without ``pool``: a call) or being
+    checked by a worker: a plain N-Triples/N-Quads file is handed over as byte ranges, each
+    worker reading the lines that start in its own (:func:`_check_range`); other input is
+    read here and handed over in blocks. A result is (statements, rows, digests, lines), the
+    rows' lines counted from the block's first."""
+    if pool is not None and _ranged(path, parsed):
+        size = os.path.getsize(path)
+        for start in range(0, size, block_size):
+            yield pool.apply_async(_check_range, (path, start, min(start + block_size, size)))
+        return
     stream, _, _ = stack.enter_context(open_input(path))
     if parsed is not None:
         lines = parsed(path, stream)
         assert not isinstance(lines, Pieces), "validation reads a document in step (Parsed.cut is off)"
         stream = lines
         stack.callback(stream.close)  # a parse or check in a process of its own ends with the run
-    yield from blocks(stream, block_size)
+    for data, _ in blocks(stream, block_size, numbered=False):
+        # In this process, checked when taken, where its lines are known.
+        yield functools.partial(_check_block, data) if pool is None else pool.apply_async(_check_block, (data,))
+
+
+def _ranged(path: str, parsed: Parsed | None) -> bool:
+    return (
+        path != "-"
+        and (parsed is None or path not in parsed.formats)
+        and compression_of(path) is None
+        and os.path.isfile(path)
+    )
 
 
 def validate_dump(
@@ -350,7 +418,7 @@ def validate_dump(
     with ExitStack() as stack:
         if workers > 1:
             context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-            pool = context.Pool(workers - 1, _start_worker, (shapes.serialize(format="turtle"),))
+            pool = context.Pool(workers, _start_worker, (shapes.serialize(format="turtle"),))
             stack.callback(pool.terminate)
         if gc.isenabled():
             # The blocks' rows, terms and memo keys hold no cycles, yet each block makes enough
@@ -361,22 +429,19 @@ def validate_dump(
         for path in inputs:
             name = "<stdin>" if path == "-" else path
             lines = parsed is None or path not in parsed.formats
-            window: deque[tuple[int, object]] = deque()
-            for data, first in _blocks(path, stack, block_size, parsed):
+            # In flight: each block's task (or, in one process, its result), by the lines
+            # before it in the file (known once the blocks before it are taken).
+            window: deque[object] = deque()
+            lines_before = 0
+            for task in _tasks(path, stack, block_size, parsed, pool):
                 check_stop()  # a Ctrl-C whose exception a finalizer dropped stops the run here
-                queued = [task for _, task in window if isinstance(task, AsyncResult)]
-                if pool is None or (len(queued) >= 2 * (workers - 1) and not queued[0].ready()):
-                    # The workers are busy: this process checks a block itself (it would
-                    # wait otherwise), so that ``workers`` processes check, as many as asked.
-                    window.append((first, _check_block(data, first)))
-                else:
-                    window.append((first, pool.apply_async(_check_block, (data, first))))
+                window.append(task)
                 while window and (len(window) > 2 * workers or pool is None):
-                    _take(run, window.popleft()[1], name, lines)
+                    lines_before = _take(run, window.popleft(), name, lines, lines_before)
                 if abort and not run.verdict.conforms:
                     break
             while window and not (abort and not run.verdict.conforms):
-                _take(run, window.popleft()[1], name, lines)
+                lines_before = _take(run, window.popleft(), name, lines, lines_before)
             if abort and not run.verdict.conforms:
                 break
     if listed:
@@ -407,12 +472,16 @@ _M_MMAP_THRESHOLD = -3  # <malloc.h>
 _THRESHOLD_SET = False
 
 
-def _take(run: Streamed, task: object, name: str, lines: bool) -> None:
+def _take(run: Streamed, task: object, name: str, lines: bool, lines_before: int) -> int:
+    """Adds a block's results to the run; the lines before the next block."""
     try:
-        count, rows = task.get() if hasattr(task, "get") else task  # type: ignore[misc]
+        checked: _Checked = task.get() if isinstance(task, AsyncResult) else task()  # type: ignore[operator]
     except InputError as error:
-        raise InputError(error.message, source=name, line=error.line if lines else None) from error
-    run.add(count, rows, name, lines=lines)
+        at = None if not lines or error.line is None else lines_before + error.line
+        raise InputError(error.message, source=name, line=at) from error
+    count, rows, made, block_lines = checked
+    run.add(count, rows, name, lines_before=lines_before, lines=lines, digests=made)
+    return lines_before + block_lines
 
 
 def _node(text: str) -> Node:
@@ -428,26 +497,19 @@ def _node(text: str) -> Node:
 def _key(focus: str, path: Node | None, value: str, shape: Node, component: Node, graph: str | None) -> int:
     """What tells a result from another, as SHACL's results graph does, in 64 bits (the
     set of those seen is the largest store of a run: a tuple of its terms takes some 300):
-    Python's hash of the terms in N-Triples, one after the other (each term's syntax says
-    where it ends), with rdflib's form of a literal of a datatype rdflib gives one form of
-    each value ("01" and "1" as xsd:integer are one node for pyshacl). Two results share a
-    digest with a chance of about 2**-64 each pair remembered together (:class:`Seen`).
+    Python's hash of the tuple of the terms in N-Triples, with rdflib's form of a literal of
+    a datatype rdflib gives one form of each value ("01" and "1" as xsd:integer are one
+    node for pyshacl). Two results share a digest with a chance of about 2**-64 each pair
+    remembered together (:class:`Seen`).
 
     ``hash()`` of a string is SipHash, keyed per process: the results are told apart in
     this process only (the workers send rows, not digests), where it is one key throughout;
-    a BLAKE2b digest (encoded first) took some five times as long, for the 64 bits kept."""
+    a BLAKE2b digest (encoded first) took some five times as long, for the 64 bits kept. The
+    shapes graph's terms are written once each (:func:`_n3`), and a string keeps its hash:
+    only the focus and value are hashed anew for each result."""
     canonical = _canonical(focus)
-    text = " ".join(
-        (
-            canonical,
-            _n3(path),
-            canonical if value is focus else _canonical(value),
-            _n3(shape),
-            _n3(component),
-            graph or "-",
-        )
-    )
-    return hash(text)
+    value_text = canonical if value is focus else _canonical(value)
+    return hash((canonical, _n3(path), value_text, _n3(shape), _n3(component), graph))
 
 
 def _canonical(text: str) -> str:
@@ -458,16 +520,32 @@ def _canonical(text: str) -> str:
 
 def _n3(node: Node | None) -> str:
     # Paths, shapes and components are the shapes graph's own nodes: few, each written once
-    # (a process that validates with many shapes graphs forgets them now and then).
-    found = _N3.get(node)
-    if found is None:
+    # per object (the rows of a block a worker sent share theirs). Looked up by identity:
+    # rdflib's own hash and equality of a node are Python functions, a third of the time
+    # of a run's results (a process that validates with many shapes graphs, or takes many
+    # blocks, forgets them now and then; the entry holds its node, so no other takes its id).
+    found = _N3.get(id(node))
+    if found is None or found[0] is not node:
         if len(_N3) >= 4096:
             _N3.clear()
-        found = _N3[node] = "-" if node is None else node.n3()
-    return found
+        found = _N3[id(node)] = (node, "-" if node is None else node.n3())
+    return found[1]
 
 
-_N3: dict[Node | None, str] = {}
+_N3: dict[int, tuple[Node | None, str]] = {}
+
+
+def _shown(shape: Node) -> str:
+    """A shape's name, as the counts show it; by the identity of its node, as :func:`_n3`."""
+    found = _SHOWN.get(id(shape))
+    if found is None or found[0] is not shape:
+        if len(_SHOWN) >= 4096:
+            _SHOWN.clear()
+        found = _SHOWN[id(shape)] = (shape, str(shape))
+    return found[1]
+
+
+_SHOWN: dict[int, tuple[Node, str]] = {}
 
 
 _STRING = "^^<http://www.w3.org/2001/XMLSchema#string>"
