@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import gc
+import itertools
 import multiprocessing
 import os
 import signal
@@ -226,14 +227,39 @@ _SAME_KEY = True
 
 
 def digests(rows: list[_Row]) -> list[int] | None:
-    """The digest of each row (:func:`_key`), made by the process that made the rows, where
+    """The digest of each row (:func:`_digests`), made by the process that made the rows, where
     it makes them as the process that adds them up does (:data:`_SAME_KEY`); else None, and
     that process makes them (:meth:`Streamed.add`). Made beside the rows, on every core, not
     one after the other in the process that adds them up: a dump of many results kept it
     busy while the workers waited."""
     if not _SAME_KEY or not rows:
         return None
-    return [_key(row[1], row[2], row[3], row[4], row[5], row[8]) for row in rows]
+    return _digests(rows)
+
+
+def _digests(rows: list[_Row]) -> list[int]:
+    """What tells each result from another, as SHACL's results graph does, in 64 bits (the
+    set of those seen is the largest store of a run: a tuple of its terms takes some 300):
+    Python's hash of the tuple of the terms in N-Triples, with rdflib's form of a literal of
+    a datatype rdflib gives one form of each value ("01" and "1" as xsd:integer are one
+    node for pyshacl). Two results share a digest with a chance of about 2**-64 each pair
+    remembered together (:class:`Seen`).
+
+    ``hash()`` of a string is SipHash, keyed per process: a digest is the same in this
+    process and in the workers it forked (:func:`digests`); a BLAKE2b digest (encoded first)
+    took some five times as long, for the 64 bits kept. The shapes graph's terms of a row
+    (path, shape, component: the same objects on every row of a rule) are written once a
+    call, and a string keeps its hash: only the focus and value are hashed anew."""
+    found: list[int] = []
+    written: dict[tuple[int, int, int], tuple[str, str, str]] = {}
+    for _, focus, path, value, shape, component, _, _, graph in rows:
+        what = written.get((id(path), id(shape), id(component)))
+        if what is None:  # the nodes live as long as the rows: their ids are theirs
+            what = written[id(path), id(shape), id(component)] = (_n3(path), _n3(shape), _n3(component))
+        canonical = _canonical(focus)
+        value_text = canonical if value is focus else _canonical(value)
+        found.append(hash((canonical, what[0], value_text, what[1], what[2], graph)))
+    return found
 
 
 def _start_worker(shapes: str) -> None:
@@ -259,7 +285,7 @@ class Streamed:
     #: Results listed in the verdict at most, the first in the report's order (None: all);
     #: past it, only counted.
     max_results: int | None = None
-    #: The results reported (:func:`_key`), as SHACL reports a result once.
+    #: The results reported (:func:`_digests`), as SHACL reports a result once.
     seen: Seen = field(default_factory=Seen)
     _kept: Kept[tuple[_Row, str, int | None]] = field(init=False)
 
@@ -280,18 +306,20 @@ class Streamed:
         their lines shifted by ``lines_before`` (or none said: ``lines`` false); their
         :func:`digests` if the process that made them made those too."""
         self.statements += count
+        if not rows:
+            return
         verdict = self.verdict
-        if digests is None:
-            digests = [_key(row[1], row[2], row[3], row[4], row[5], row[8]) for row in rows]
-        counts, offer = verdict.counts, self._kept.offer
-        for row, new in zip(rows, self.seen.insert(digests), strict=True):
-            if not new:
-                continue
-            verdict.conforms = False  # any result, of any severity (SHACL §3.6.1)
+        flags = self.seen.insert(_digests(rows) if digests is None else digests)
+        if not flags.count(1):
+            return
+        verdict.conforms = False  # any result, of any severity (SHACL §3.6.1)
+        counts, offer, keeping = verdict.counts, self._kept.offer, self._kept.limit != 0
+        for row in itertools.compress(rows, flags):
             shown = _shown(row[4])
             counts[shown] += 1
-            at = lines_before + row[0] if lines else None
-            offer(_order(shown, name, at, row[1]), (row, name, at))
+            if keeping:
+                at = lines_before + row[0] if lines else None
+                offer(_order(shown, name, at, row[1]), (row, name, at))
 
     def results(self) -> Iterator[Violation]:
         """The results kept, by shape, file, line and focus, made one at a time: a report of
@@ -492,24 +520,6 @@ def _node(text: str) -> Node:
         return BNode(text[2:])
     quad = next(iter(ox.parse(f"<urn:x> <urn:x> {text} .".encode(), ox.RdfFormat.N_TRIPLES)))
     return to_rdflib(quad.object)
-
-
-def _key(focus: str, path: Node | None, value: str, shape: Node, component: Node, graph: str | None) -> int:
-    """What tells a result from another, as SHACL's results graph does, in 64 bits (the
-    set of those seen is the largest store of a run: a tuple of its terms takes some 300):
-    Python's hash of the tuple of the terms in N-Triples, with rdflib's form of a literal of
-    a datatype rdflib gives one form of each value ("01" and "1" as xsd:integer are one
-    node for pyshacl). Two results share a digest with a chance of about 2**-64 each pair
-    remembered together (:class:`Seen`).
-
-    ``hash()`` of a string is SipHash, keyed per process: the results are told apart in
-    this process only (the workers send rows, not digests), where it is one key throughout;
-    a BLAKE2b digest (encoded first) took some five times as long, for the 64 bits kept. The
-    shapes graph's terms are written once each (:func:`_n3`), and a string keeps its hash:
-    only the focus and value are hashed anew for each result."""
-    canonical = _canonical(focus)
-    value_text = canonical if value is focus else _canonical(value)
-    return hash((canonical, _n3(path), value_text, _n3(shape), _n3(component), graph))
 
 
 def _canonical(text: str) -> str:
