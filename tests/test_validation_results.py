@@ -231,3 +231,32 @@ def test_the_report_lists_the_first_results_of_the_full_report(tmp_path: Path) -
     assert first["truncated"] is True
     text = _cli(str(data), "--limit", "5").splitlines()
     assert len([line for line in text if line.startswith(f"{data}:")]) == 5
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        '"hdl:1765/x"',
+        '""',
+        '"caf\u00e9 \u00e0 la \u2028"',
+        '"a\\"b"',
+        '"tab\\there"',
+        '"x"@en',
+        '"01"^^<http://www.w3.org/2001/XMLSchema#integer>',
+        '"x"^^<http://www.w3.org/2001/XMLSchema#anyURI>',
+        "<info:fedora/demo:1>",
+        "_:b1",
+    ],
+)
+def test_a_results_term_is_rdflibs_of_its_n_triples(written: str) -> None:
+    # Results cross processes as N-Triples text; a simple literal with no escape is read
+    # without a parse: the same node as pyoxigraph's reading, converted, gives.
+    import pyoxigraph as ox
+
+    from ldids.dumps.validation import _node
+    from ldids.shacl.value import to_rdflib
+
+    parsed = next(iter(ox.parse(f"<urn:x> <urn:x> {written} .".encode(), ox.RdfFormat.N_TRIPLES))).object
+    node = _node(written)
+    assert node == to_rdflib(parsed)
+    assert type(node) is type(to_rdflib(parsed))

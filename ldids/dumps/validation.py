@@ -32,7 +32,7 @@ from types import ModuleType
 
 import pyoxigraph as ox
 from rdflib import Graph
-from rdflib.term import BNode, Node, URIRef
+from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids.dumps.blocks import blocks
 from ldids.dumps.pieces import Pieces
@@ -518,6 +518,8 @@ def _node(text: str) -> Node:
         return URIRef(text[1:-1])  # pyoxigraph writes an IRI as it is: it has no escape to undo
     if text.startswith("_:"):
         return BNode(text[2:])
+    if text.endswith('"') and "\\" not in text:
+        return Literal(text[1:-1])  # a simple literal with no escape: its text as it is
     quad = next(iter(ox.parse(f"<urn:x> <urn:x> {text} .".encode(), ox.RdfFormat.N_TRIPLES)))
     return to_rdflib(quad.object)
 
