@@ -105,7 +105,7 @@ def _passed_over_gives_nothing(line: bytes) -> None:
         return
     # Every predicate's class known (as after the Python side has seen it), a fresh memo.
     classes = dict([SIEVE.predicate_class(triple.predicate)])
-    _, _, indexes, masks, _ = _scan.select_lines(
+    _, _, indexes, masks, _, _ = _scan.select_lines(
         line, SIEVE.groups, SIEVE.any_escape, {}, MEMO_LIMIT, classes, SIEVE.probes
     )
     groups = PLAN.groups()

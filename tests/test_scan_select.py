@@ -146,7 +146,7 @@ def test_the_results_made_are_those_of_the_checks(line: str, results: int | None
     sieve = prefilter(plan(SHAPES))
     block = (line + "\n").encode()
     classes = dict([sieve.predicate_class(ox.NamedNode(P[1:-1]))])
-    _, _, indexes, _, rows = _scan.select_lines(
+    _, _, indexes, _, rows, _ = _scan.select_lines(
         block, sieve.groups, sieve.any_escape, {}, MEMO_LIMIT, classes, sieve.probes, None, False, sieve.made
     )
     _, found, expected = selections([block])
@@ -171,20 +171,20 @@ def test_a_predicate_new_in_a_block_is_told_at_once() -> None:
     assert sieve.tests, "the canonical-form shape tests the predicate (it leaves owl:sameAs objects alone)"
     block = _links(500)
     classes: dict[bytes, bytes] = {}
-    _, _, indexes, _, _ = _scan.select_lines(
+    _, _, indexes, _, _, _ = _scan.select_lines(
         block, sieve.groups, sieve.any_escape, {}, MEMO_LIMIT, classes, sieve.probes, sieve.written_class
     )
     # What the Python side would have added once it had parsed a line of the block.
     assert classes == dict([sieve.predicate_class(ox.NamedNode(SAME_AS[1:-1]))])
     assert indexes == []
     # Not told, the block's lines of that predicate all reach the Python checks.
-    _, _, indexes, _, _ = _scan.select_lines(
+    _, _, indexes, _, _, _ = _scan.select_lines(
         block, sieve.groups, sieve.any_escape, {}, MEMO_LIMIT, {}, sieve.probes, None
     )
     assert len(indexes) == 500
     # Told, a class full of predicates takes no more; the lines are then parsed.
     full = {f"<urn:p{n}>".encode(): b"\x01" for n in range(3)}
-    _, _, indexes, _, _ = _scan.select_lines(
+    _, _, indexes, _, _, _ = _scan.select_lines(
         block, sieve.groups, sieve.any_escape, {}, 3, full, sieve.probes, sieve.written_class
     )
     assert len(full) == 3
@@ -203,3 +203,20 @@ def test_a_predicate_new_in_a_block_is_told_at_once() -> None:
 def test_a_predicate_as_written(written: str, expected: bytes | None) -> None:
     sieve = prefilter(plan(SHAPES))
     assert sieve.written_class(written.encode()) == expected
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("graphs", [False, True], ids=["triples", "quads"])
+def test_the_digests_made_with_the_rows_are_those_of_the_rows(seed: int, graphs: bool) -> None:
+    # select_lines makes a digest beside each row it makes (hash() of the row's terms, as
+    # ldids.dumps.validation._digests makes it), Python the rest: each the row's own.
+    from ldids.dumps import validation
+
+    hashed, unhashed, first, made_here = plan(SHAPES), plan(SHAPES), 1, 0
+    for block in _blocks(_dump(seed, graphs=graphs), 2000):
+        _, rows, digests = validation._check(hashed, block, first, hashed=True)
+        assert digests == validation._digests(rows)
+        assert rows == validation.check_statements(unhashed, block, first)[1]
+        made_here += len(rows)
+        first += block.count(b"\n")
+    assert made_here > 50

@@ -46,10 +46,10 @@ LINES = [
 ]
 
 
-def _select(block: bytes, trusted: bool) -> tuple[int, bytes, list[int], list[int], list[object]]:
+def _select(block: bytes, trusted: bool) -> tuple[int, bytes, list[int], list[int], list[object], list[object]]:
     checks = validation._shipped_plan()
     sieve = prefilter(checks)
-    result: tuple[int, bytes, list[int], list[int], list[object]] = _scan.select_lines(
+    result: tuple[int, bytes, list[int], list[int], list[object], list[object]] = _scan.select_lines(
         block, sieve.groups, sieve.any_escape, {}, MEMO_LIMIT, {}, sieve.probes, None, trusted
     )
     return result
@@ -81,7 +81,7 @@ def test_a_literal_ends_at_its_first_quote_no_backslash_escapes() -> None:
 def test_a_line_that_does_not_split_is_looked_at_with_the_grammar(line: str) -> None:
     # (What splits is trusted: a relative IRI would pass. normalize writes none, below.)
     block = (f'<info:fedora/demo:1> {DC} "demo:1" .\n' + line + "\n").encode()
-    assert _select(block, True) == (1, (line + "\n").encode(), [1], [2**64 - 1], [])
+    assert _select(block, True) == (1, (line + "\n").encode(), [1], [2**64 - 1], [], [])
 
 
 def _dump(seed: int, count: int = 2000) -> bytes:

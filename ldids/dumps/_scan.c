@@ -3110,7 +3110,17 @@ typedef struct {
     struct Packed *rows;
     const unsigned char *kinds;
     int rows_focus;
+    /* Per rule, what its rows report: (shape, component, message, severity, the shape and the
+     * component in N-Triples), a tuple (borrowed: the rows table holds it). */
+    PyObject *reported;
 } Group;
+
+/* What group_rows makes rows with: the line numbers' start, where the rows and (if asked)
+ * their digests go, and the text of a path a rule's rows have none of ("-"). */
+typedef struct {
+    Py_ssize_t first_line;
+    PyObject *rows, *digests, *no_path;
+} RowsOut;
 
 static int append_term(PyObject **key, Py_ssize_t *length, const unsigned char *line, const Terms *terms, int index) {
     Py_ssize_t size = terms->stop[index] - terms->start[index];
@@ -3692,13 +3702,16 @@ static const char STRING_TYPE[] = "^^" XSD "string>", ANY_URI_TYPE[] = "^^" XSD 
 /* The group's results for the statement, made here (Group.rows): for each rule (a check of a
  * rule's shape) whose test of the predicate passes, whose kind tests pass for the term at the
  * focus, whose gate accepts its text and none of whose ways (those of the check holding)
- * holds, (index, group, rule, focus, graph) is put in ``out``: the line's index, the group's
- * and the rule's numbers, the focus node and the graph as pyoxigraph writes them (str), the
- * graph None in the default graph. 1 if it was done, 0 if the statement must be parsed for it (a blank node or an escape
- * at the focus, a literal of another datatype or with a language tag, a character pyoxigraph
- * writes as an escape, a predicate not classed yet), -1 on error. */
-static int group_rows(Group *group, Py_ssize_t number, const unsigned char *line, const Terms *terms, PyObject *class,
-                      Py_ssize_t index, PyObject *out) {
+ * holds, its row, as ldids.dumps.validation makes one: (line, focus, None, focus, shape,
+ * component, message, severity, graph), the focus and graph as pyoxigraph writes them (str;
+ * the graph None in the default graph); and with out->digests, its digest as _digests makes
+ * it, hash((focus, "-", focus, shape, component, graph)) with the shape and component in
+ * N-Triples, or None where the focus is an xsd:anyURI literal (rdflib's form of it is
+ * Python's to make). 1 if it was done, 0 if the statement must be parsed for it (a blank node
+ * or an escape at the focus, a literal of another datatype or with a language tag, a
+ * character pyoxigraph writes as an escape, a predicate not classed yet), -1 on error. */
+static int group_rows(Group *group, const unsigned char *line, const Terms *terms, PyObject *class, Py_ssize_t index,
+                      RowsOut *out) {
     Packed *packed = group->rows;
     int focus = group->rows_focus;
     const unsigned char *text, *term = line + terms->start[focus];
@@ -3733,7 +3746,7 @@ static int group_rows(Group *group, Py_ssize_t number, const unsigned char *line
     }
     memset(packed->asked, 1, (size_t)packed->dfa_count);
     run_together(packed, focus, text, length);
-    PyObject *shown_focus = NULL, *graph = NULL;
+    PyObject *shown_focus = NULL, *graph = NULL, *number = NULL;
     int result = 1;
     for (int r = 0; r < packed->rule_count && result > 0; r++) {
         const PackedRule *rule = &packed->rules[r];
@@ -3749,19 +3762,38 @@ static int group_rows(Group *group, Py_ssize_t number, const unsigned char *line
             } else {
                 graph = Py_NewRef(Py_None);
             }
-            if (shown_focus == NULL || graph == NULL) {
+            number = PyLong_FromSsize_t(out->first_line + index);
+            if (shown_focus == NULL || graph == NULL || number == NULL) {
                 result = -1;
                 break;
             }
         }
-        PyObject *row = Py_BuildValue("(nniOO)", index, number, r, shown_focus, graph);
-        if (row == NULL || PyList_Append(out, row) < 0) {
+        PyObject *reported = PyTuple_GET_ITEM(group->reported, r);
+        PyObject *row = PyTuple_Pack(9, number, shown_focus, Py_None, shown_focus, PyTuple_GET_ITEM(reported, 0),
+                                     PyTuple_GET_ITEM(reported, 1), PyTuple_GET_ITEM(reported, 2),
+                                     PyTuple_GET_ITEM(reported, 3), graph);
+        if (row == NULL || PyList_Append(out->rows, row) < 0) {
             result = -1;
         }
         Py_XDECREF(row);
+        if (result > 0 && out->digests != NULL) {
+            PyObject *digest = Py_NewRef(Py_None);
+            if (kind != 2) {
+                PyObject *key = PyTuple_Pack(6, shown_focus, out->no_path, shown_focus, PyTuple_GET_ITEM(reported, 4),
+                                             PyTuple_GET_ITEM(reported, 5), graph);
+                Py_hash_t hash = key == NULL ? -1 : PyObject_Hash(key);
+                Py_XDECREF(key);
+                Py_SETREF(digest, hash == -1 ? NULL : PyLong_FromSsize_t(hash));
+            }
+            if (digest == NULL || PyList_Append(out->digests, digest) < 0) {
+                result = -1;
+            }
+            Py_XDECREF(digest);
+        }
     }
     Py_XDECREF(shown_focus);
     Py_XDECREF(graph);
+    Py_XDECREF(number);
     return result;
 }
 
@@ -3772,13 +3804,26 @@ static PyObject *checked_probes = NULL, *checked_rows = NULL;
 /* A group's rows table (Group.rows): (automata as automata_init takes them, each reading the
  * one position of the focus node; kinds, 3 bytes per rule). 0, or -1 with an error set. */
 static int rows_init(Group *group, PyObject *made, int tables) {
-    PyObject *rules, *kinds;
-    if (!PyTuple_Check(made) || !PyArg_ParseTuple(made, "O!O!", &PyTuple_Type, &rules, &PyBytes_Type, &kinds)) {
+    PyObject *rules, *kinds, *reported;
+    if (!PyTuple_Check(made) ||
+        !PyArg_ParseTuple(made, "O!O!O!", &PyTuple_Type, &rules, &PyBytes_Type, &kinds, &PyTuple_Type, &reported)) {
         if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_ValueError, "a rows table is (automata, kinds)");
+            PyErr_SetString(PyExc_ValueError, "a rows table is (automata, kinds, reported)");
         }
         return -1;
     }
+    int well_made = PyTuple_GET_SIZE(reported) == PyTuple_GET_SIZE(rules);
+    for (Py_ssize_t r = 0; well_made && r < PyTuple_GET_SIZE(reported); r++) {
+        PyObject *what = PyTuple_GET_ITEM(reported, r);
+        well_made = PyTuple_Check(what) && PyTuple_GET_SIZE(what) == 6 && PyUnicode_Check(PyTuple_GET_ITEM(what, 4)) &&
+                    PyUnicode_Check(PyTuple_GET_ITEM(what, 5));
+    }
+    if (!well_made) {
+        PyErr_SetString(PyExc_ValueError, "a rows table reports (shape, component, message, severity, shape "
+                                          "and component in N-Triples) for each rule");
+        return -1;
+    }
+    group->reported = reported;
     int reads = automata_init(rules, tables);
     if (reads < -1) {
         return -1;
@@ -3873,21 +3918,24 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
     PyObject *descriptions, *memo, *classes, *probes = Py_None, *learn = Py_None, *rows_tables = Py_None;
-    int any_escape, trusted = 0;
-    Py_ssize_t memo_size;
-    if (!PyArg_ParseTuple(args, "y*O!pO!nO!|OOpO", &data, &PyTuple_Type, &descriptions, &any_escape, &PyDict_Type,
-                          &memo, &memo_size, &PyDict_Type, &classes, &probes, &learn, &trusted, &rows_tables)) {
+    int any_escape, trusted = 0, hashed = 0;
+    Py_ssize_t memo_size, first_line = 1;
+    if (!PyArg_ParseTuple(args, "y*O!pO!nO!|OOpOnp", &data, &PyTuple_Type, &descriptions, &any_escape, &PyDict_Type,
+                          &memo, &memo_size, &PyDict_Type, &classes, &probes, &learn, &trusted, &rows_tables,
+                          &first_line, &hashed)) {
         return NULL;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(descriptions);
     Group *groups = count > 0 && count < 256 ? PyMem_Calloc((size_t)count, sizeof(Group)) : NULL;
     PyObject *indexes = PyList_New(0), *masks = PyList_New(0), *rows = PyList_New(0), *result = NULL;
+    PyObject *digests = PyList_New(0), *no_path = PyUnicode_FromString("-");
+    RowsOut made = {first_line, rows, hashed ? digests : NULL, no_path};
     Buffer out = {NULL, NULL, 0, 0, 0, NULL, NULL};
     if (count == 0 || count >= 256 || memo_size < 1) {
         PyErr_SetString(PyExc_ValueError, "1 to 255 groups and a memo of at least 1 entry");
         goto done;
     }
-    if (groups == NULL || indexes == NULL || masks == NULL || rows == NULL ||
+    if (groups == NULL || indexes == NULL || masks == NULL || rows == NULL || digests == NULL || no_path == NULL ||
         groups_init(descriptions, probes, rows_tables, groups) < 0 || buffer_reserve(&out, 1 << 12) < 0) {
         if (groups == NULL) {
             PyErr_NoMemory();
@@ -3986,7 +4034,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                 }
                 if (!seen && group->rows != NULL) {
                     /* Its results made here, or the line parsed for them. */
-                    if ((seen = group_rows(group, g, line, &terms, class, index, rows)) < 0) {
+                    if ((seen = group_rows(group, line, &terms, class, index, &made)) < 0) {
                         goto done;
                     }
                 }
@@ -4021,7 +4069,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
     {
         PyObject *output = buffer_finish(&out);
         if (output != NULL) {
-            result = Py_BuildValue("(nNOOO)", statements, output, indexes, masks, rows);
+            result = Py_BuildValue("(nNOOOO)", statements, output, indexes, masks, rows, digests);
         }
     }
 done:
@@ -4029,6 +4077,8 @@ done:
     Py_XDECREF(indexes);
     Py_XDECREF(masks);
     Py_XDECREF(rows);
+    Py_XDECREF(digests);
+    Py_XDECREF(no_path);
     for (Py_ssize_t g = 0; groups != NULL && g < count; g++) {
         PyMem_Free(groups[g].packed);
         PyMem_Free(groups[g].rows);
@@ -4570,12 +4620,13 @@ static PyMethodDef methods[] = {
      "once (not the line before start either), in UTF-8 (surrogatepass), each ended by LF"},
     {"select_lines", select_lines, METH_VARARGS,
      "select_lines(data, groups, any_escape, memo, memo_size, classes, probes=None, learn=None, trusted=False,\n"
-     "rows=None) -> (statements, selected, indexes, masks, made)\n\n"
+     "rows=None, first_line=1, hashed=False) -> (statements, selected, indexes, masks, made, digests)\n\n"
      "The lines of a block the streamed checks of shapes must see, joined (each ends with LF), and\n"
      "their indexes in the block (counted in LFs), and for each the groups (bit g for group g) whose\n"
      "key in it is new; see ldids/shacl/prefilter.py. trusted: the lines are ldids normalize's\n"
      "output, whose statements are valid; their terms are only told apart. rows: per group None or\n"
-     "its rules as automata that make its results here (made: (index, group, rule, focus, graph) each)."},
+     "its rules as automata that make its results here (made: rows as ldids.dumps.validation makes them,\n"
+     "their lines from first_line; hashed: with their digests, or None for some)."},
     {"seen_insert", seen_insert, METH_VARARGS,
      "seen_insert(young, old, digests, start, room, flags) -> (next, added)\n\n"
      "From digests[start] on, each digest (its low 64 bits, 0 as 1) put in the table young (64-bit\n"

@@ -529,8 +529,8 @@ def _checking(validation: Streamed | None, name: str, lines_before: int) -> Call
     from ldids.dumps.validation import check_output
 
     def check(data: bytes, before: int) -> None:
-        count, rows = check_output(data)
-        validation.add(count, rows, name, lines_before=lines_before + before)
+        count, rows, made = check_output(data)
+        validation.add(count, rows, name, lines_before=lines_before + before, digests=made)
 
     return check
 

@@ -94,8 +94,8 @@ class BlockResult:
     #: shipped shapes' checks found in them (ldids.dumps.validation), lines local to the output.
     checked: int = 0
     findings: list[tuple[Any, ...]] = field(default_factory=list)
-    #: Their digests (ldids.dumps.validation.digests), or None where this process cannot make
-    #: them as the coordinator would.
+    #: Their digests (ldids.dumps.validation._digests), or None where this process cannot
+    #: make them as the coordinator would.
     digests: list[int] | None = None
 
 
@@ -161,10 +161,9 @@ def _process(
                 into[:] = result.output
                 result.output = into
         if settings.validate:
-            from ldids.dumps.validation import check_output, digests
+            from ldids.dumps.validation import check_output
 
-            result.checked, result.findings = check_output(result.output if placed is None else placed)
-            result.digests = digests(result.findings)
+            result.checked, result.findings, result.digests = check_output(result.output if placed is None else placed)
         return result, placed
     finally:
         if collecting:

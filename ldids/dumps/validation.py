@@ -94,10 +94,21 @@ def check_statements(
     statement of which passed the grammar already (its input lines in ``scan_block``, the
     terms it wrote in their place made by it): the compiled loop only tells their terms
     apart, and looks at a line with the whole grammar only if that fails."""
+    count, rows, _ = _check(checks, data, first_line, written=written)
+    return count, rows
+
+
+#: What a block's check gives: its statements, its rows, and their digests (:func:`digests`).
+_Rows = tuple[int, list[_Row], "list[int] | None"]
+
+
+def _check(checks: Plan, data: BytesLike, first_line: int, *, written: bool = False, hashed: bool = False) -> _Rows:
+    """:func:`check_statements`, with the rows' digests where ``hashed`` (else None)."""
     if _scan is None or os.environ.get("LDIDS_PURE_PYTHON"):
-        return _checked(checks, bytes(data), lambda: _statement_lines(data, first_line))
+        count, rows = _checked(checks, bytes(data), lambda: _statement_lines(data, first_line))
+        return count, rows, _digests(rows) if hashed else None
     sieve, memo, classes = _selection(checks)
-    statements, selected, indexes, masks, made = _scan.select_lines(
+    statements, selected, indexes, masks, found, made = _scan.select_lines(
         data,
         sieve.groups,
         sieve.any_escape,
@@ -108,13 +119,10 @@ def check_statements(
         sieve.written_class if sieve.tests else None,
         written,
         sieve.made,
+        first_line,
+        hashed,
     )
     numbers = [first_line + index for index in indexes]
-    # The results select_lines made itself (_Group.rows): the same rows, made without a parse.
-    found: list[_Row] = []
-    for index, group, rule, focus, graph in made:
-        shape, component, message, severity = sieve.reported[group][rule]
-        found.append((first_line + index, focus, None, focus, shape, component, message, severity, graph))
 
     def predicate(term: Term) -> None:
         if sieve.tests and len(classes) < MEMO_LIMIT:
@@ -127,11 +135,22 @@ def check_statements(
         rows = []
         for number, line in zip(numbers, selected.split(b"\n"), strict=False):
             rows += _checked(checks, line, lambda number=number: [number])[1]  # type: ignore[misc]
-    if found:
-        # In the order of the lines, as the statements gave them (a stable sort: the order
-        # within a line tells no result from another).
-        rows = sorted(found + rows, key=itemgetter(0)) if rows else found
-    return statements, rows
+    if not hashed:
+        # The rows select_lines made itself (_Group.rows), with those of the statements
+        # parsed, in the order of the lines (a stable sort: the order within a line tells no
+        # result from another).
+        return statements, sorted(found + rows, key=itemgetter(0)) if found and rows else found or rows, None
+    # Its digests, but for a focus that is an xsd:anyURI literal (rdflib's form of it).
+    for index in (index for index, digest in enumerate(made) if digest is None):
+        made[index] = _digests([found[index]])[0]
+    if not rows:
+        return statements, found, made
+    pairs = sorted([*zip(found, made, strict=True), *zip(rows, _digests(rows), strict=True)], key=_line_of)
+    return statements, [row for row, _ in pairs], [digest for _, digest in pairs]
+
+
+def _line_of(pair: tuple[_Row, int]) -> int:
+    return pair[0][0]
 
 
 #: Per plan (one or two in a process): what select_lines needs, the keys the groups saw and
@@ -207,8 +226,8 @@ _Checked = tuple[int, list[_Row], "list[int] | None", int]
 
 def _check_block(data: BytesLike) -> _Checked:
     assert _PLAN is not None
-    count, rows = check_statements(_PLAN, data, 1)
-    return count, rows, digests(rows), bytes(data).count(b"\n")
+    count, rows, made = _check(_PLAN, data, 1, hashed=_SAME_KEY)
+    return count, rows, made, bytes(data).count(b"\n")
 
 
 def _check_range(path: str, start: int, stop: int) -> _Checked:
@@ -222,19 +241,11 @@ def _check_range(path: str, start: int, stop: int) -> _Checked:
 
 #: Does ``hash()`` give what it gives in the process that adds the rows up? In that process,
 #: and in the workers it forked (they have its key: the interpreter draws it once, at start);
-#: not in a worker started afresh (spawned: macOS, Windows).
+#: not in a worker started afresh (spawned: macOS, Windows). Where it does, a row's digest
+#: is made beside the row, on every core, not one after the other in the process that adds
+#: them up (a dump of many results kept it busy while the workers waited); else that
+#: process makes them (:meth:`Streamed.add`).
 _SAME_KEY = True
-
-
-def digests(rows: list[_Row]) -> list[int] | None:
-    """The digest of each row (:func:`_digests`), made by the process that made the rows, where
-    it makes them as the process that adds them up does (:data:`_SAME_KEY`); else None, and
-    that process makes them (:meth:`Streamed.add`). Made beside the rows, on every core, not
-    one after the other in the process that adds them up: a dump of many results kept it
-    busy while the workers waited."""
-    if not _SAME_KEY or not rows:
-        return None
-    return _digests(rows)
 
 
 def _digests(rows: list[_Row]) -> list[int]:
@@ -267,6 +278,9 @@ def _start_worker(shapes: str) -> None:
     # The pool ends its workers with SIGTERM once the run is over: a forked worker keeps
     # the command line's handler, which would say "terminated" for a run that was not.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # Its rows and terms hold no cycles, but enough of them start the cycle collector, which
+    # walks every object the worker has (as validate_dump's own loop, and for that reason).
+    gc.disable()
     # A forked worker has the plan of the process that started it (planning again would
     # cost it the SPARQL parse of every target, some 0.2 s, before its first block).
     if _PLAN is None:
@@ -304,7 +318,7 @@ class Streamed:
     ) -> None:
         """The ``count`` statements of a block of the file ``name`` and what was found in them,
         their lines shifted by ``lines_before`` (or none said: ``lines`` false); their
-        :func:`digests` if the process that made them made those too."""
+        :func:`_digests` if the process that made them made those too."""
         self.statements += count
         if not rows:
             return
@@ -368,14 +382,15 @@ def shipped_checks(max_results: int | None = None) -> Streamed:
     return Streamed(Verdict(True), not_streamable=_PLAN.not_streamable, max_results=max_results)
 
 
-def check_output(data: BytesLike) -> tuple[int, list[_Row]]:
-    """The statements of a block of normalized output (whole N-Triples/N-Quads lines) and
-    what the shipped shapes' checks find in them, their lines numbered from 1."""
+def check_output(data: BytesLike) -> _Rows:
+    """The statements of a block of normalized output (whole N-Triples/N-Quads lines), what
+    the shipped shapes' checks find in them, their lines numbered from 1, and their digests
+    where this process makes them as the one that adds them up (else None)."""
     global _PLAN, _SAME_KEY
     if _PLAN is None:  # a worker started afresh, not forked
         _SAME_KEY = False
         _PLAN = _shipped_plan()
-    return check_statements(_PLAN, data, 1, written=True)
+    return _check(_PLAN, data, 1, written=True, hashed=_SAME_KEY)
 
 
 def _shipped_plan() -> Plan:

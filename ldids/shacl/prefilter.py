@@ -29,7 +29,7 @@ from typing import Any
 
 import pyoxigraph as ox
 
-from ldids.shacl.streamed import Packed, Plan, PredicateTest, Probe, Reported
+from ldids.shacl.streamed import Packed, Plan, PredicateTest, Probe
 from ldids.shacl.value import Term
 
 __all__ = ["Prefilter", "needles", "prefilter"]
@@ -152,10 +152,9 @@ class Prefilter:
     #: Per group, its :meth:`~ldids.shacl.streamed._Group.clean` or None: asked by
     #: ``select_lines`` of a new term at the gate.
     probes: tuple[Probe | None, ...] = ()
-    #: Per group, the automata and kinds with which ``select_lines`` makes the group's results
-    #: itself, or None (:meth:`~ldids.shacl.streamed._Group.rows`); and what each reports.
-    made: tuple[tuple[Packed, bytes] | None, ...] = ()
-    reported: tuple[tuple[Reported, ...], ...] = ()
+    #: Per group, the automata, kinds and what each rule reports with which ``select_lines``
+    #: makes the group's results itself, or None (:meth:`~ldids.shacl.streamed._Group.rows`).
+    made: tuple[tuple[Packed, bytes, tuple[tuple[object, ...], ...]] | None, ...] = ()
 
     def predicate_class(self, predicate: Term) -> tuple[bytes, bytes]:
         """(the predicate as an N-Triples IRI, what the tests say of it), for ``select_lines``."""
@@ -223,6 +222,10 @@ def prefilter(checks: Plan) -> Prefilter:
             count += test is not None
     probes = tuple(group.probe(found) for (_, group), found in zip(grouped, indexes, strict=True))
     rows = [group.rows(found) for (_, group), found in zip(grouped, indexes, strict=True)]
-    made = tuple(None if found is None else found[:2] for found in rows)
-    reported = tuple(() if found is None else found[2] for found in rows)
-    return Prefilter(tuple(groups), any_escape, tests, probes, made, reported)
+    # What each rule's rows report, with the shape and the component in N-Triples (a row's
+    # digest is made of them: ldids.dumps.validation._digests).
+    made = tuple(
+        None if found is None else (found[0], found[1], tuple((*what, what[0].n3(), what[1].n3()) for what in found[2]))
+        for found in rows
+    )
+    return Prefilter(tuple(groups), any_escape, tests, probes, made)
