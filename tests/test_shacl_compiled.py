@@ -223,12 +223,15 @@ def test_an_excluded_text_selects_nothing(text: str, kind: str) -> None:
     where = 'BIND (STR(?this) AS ?v) FILTER (STRLEN(?v) >= 0 && !REGEX(?v, "^(a:|b/)"))'
     (branch,) = query_branches(f"SELECT ?this WHERE {{ ?s <urn:p> ?this . {where} }}")
     ((_, regex),) = branch.excluded
-    value = {
-        "iri": lambda: ox.NamedNode(f"a:{text.replace(':', '').replace('/', '')}"),
-        "string": lambda: ox.Literal(text),
-        "lang": lambda: ox.Literal(text, language="en"),
-        "integer": lambda: ox.Literal(text, datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")),
-    }[kind]()
+    value: ox.NamedNode | ox.Literal
+    if kind == "iri":
+        value = ox.NamedNode(f"a:{text.replace(':', '').replace('/', '')}")
+    elif kind == "lang":
+        value = ox.Literal(text, language="en")
+    elif kind == "integer":
+        value = ox.Literal(text, datatype=ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer"))
+    else:
+        value = ox.Literal(text)
     selected = branch.select((ox.NamedNode("urn:s"), ox.NamedNode("urn:p"), value))
     assert (selected is None) == (re.search(regex, value.value) is not None)
 

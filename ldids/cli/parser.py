@@ -254,7 +254,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="what a whole-graph run is doing, on standard error (default: when it is a terminal)",
     )
-    validate.add_argument("-w", "--workers", type=int, default=1, help="processes for a streamed run (default 1)")
+    validate.add_argument(
+        "-w",
+        "--workers",
+        type=int,
+        default=1,
+        help="processes that check a streamed run (default 1: this one; more: workers beside it, which adds up)",
+    )
     validate.add_argument(
         "--max-results", type=int, metavar="N", help="keep at most N results in memory (counts go on)"
     )
