@@ -180,11 +180,12 @@ class Kept(Generic[Item]):
         spill = SPILL if spill is None else spill
         self._items: list[tuple[Key, Item]] = []
         self._runs: list[BinaryIO] = []
+        self._bar: Key | None = None
         trimmed = None if limit is None else 2 * limit + 256
         self._bound = spill if trimmed is None else min(trimmed, spill)
 
     def offer(self, key: Key, item: Item) -> None:
-        if self.limit == 0:
+        if self.limit == 0 or (self._bar is not None and key >= self._bar):
             return
         self._items.append((key, item))
         if len(self._items) >= self._bound:
@@ -196,6 +197,10 @@ class Kept(Generic[Item]):
         self._items.sort(key=itemgetter(0))
         if self.limit is not None:
             del self._items[self.limit :]
+            if self._items and len(self._items) == self.limit and not self._runs:
+                # The last of the first ``limit``: an item offered after it with a key as
+                # great or greater comes after it in a stable sort, and is never among them.
+                self._bar = self._items[-1][0]
 
     def _spill(self) -> None:
         self._runs.append(_written(iter(self._items)))

@@ -22,7 +22,7 @@ import multiprocessing
 import os
 import signal
 import sys
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -63,6 +63,7 @@ _PLAN: Plan | None = None
 # severity, graph), the focus, value and graph as N-Triples text: a string is pickled ten
 # times faster than an rdflib or pyoxigraph term, and most results are counted, not listed.
 _Row = tuple[int, str, "Node | None", str, Node, URIRef, str, URIRef, "str | None"]
+_SHAPE = itemgetter(4)
 
 
 def check_statements(
@@ -327,13 +328,15 @@ class Streamed:
         if not flags.count(1):
             return
         verdict.conforms = False  # any result, of any severity (SHACL §3.6.1)
-        counts, offer, keeping = verdict.counts, self._kept.offer, self._kept.limit != 0
-        for row in itertools.compress(rows, flags):
-            shown = _shown(row[4])
-            counts[shown] += 1
-            if keeping:
+        new = list(itertools.compress(rows, flags))
+        # Counted by the identity of the shape's node (the rows of a block share it), in C.
+        for shape, number in Counter(map(id, map(_SHAPE, new))).items():
+            verdict.counts[_shown(next(row[4] for row in new if id(row[4]) == shape))] += number
+        if self._kept.limit != 0:
+            offer = self._kept.offer
+            for row in new:
                 at = lines_before + row[0] if lines else None
-                offer(_order(shown, name, at, row[1]), (row, name, at))
+                offer(_order(_shown(row[4]), name, at, row[1]), (row, name, at))
 
     def results(self) -> Iterator[Violation]:
         """The results kept, by shape, file, line and focus, made one at a time: a report of
