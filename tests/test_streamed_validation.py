@@ -180,6 +180,32 @@ def test_a_malformed_line_deep_in_a_file_is_reported_at_its_line(tmp_path: Path,
     assert raised.value.source == str(data)
 
 
+@pytest.mark.parametrize("abort", [False, True])
+def test_the_workers_end_with_the_run(tmp_path: Path, abort: bool) -> None:
+    # A run on workers leaves no process behind, at its end or when it stops early (--abort:
+    # the workers still at a task are ended).
+    import multiprocessing
+
+    data = tmp_path / "d.nt"
+    data.write_text(_dump(5, count=3000), encoding="utf-8")
+    streamed = validate_dump([str(data)], shapes_graph(), workers=3, block_size=512, abort=abort)
+    assert not streamed.verdict.conforms
+    assert multiprocessing.active_children() == []
+
+
+def _broken(path: str, start: int, stop: int) -> object:
+    raise ValueError(f"bytes {start} to {stop}")
+
+
+def test_a_worker_that_fails_fails_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An error in a worker is raised where its result is taken, not lost with the worker.
+    monkeypatch.setattr(validation, "_check_range", _broken)
+    data = tmp_path / "d.nt"
+    data.write_text(_dump(6), encoding="utf-8")
+    with pytest.raises(ValueError, match="bytes 0 to"):
+        validate_dump([str(data)], shapes_graph(), workers=2, block_size=512)
+
+
 def test_results_say_where() -> None:
     data = Path(__file__).parent / "data" / "streamed.nt"
     streamed = validate_dump([str(data)], shapes_graph())

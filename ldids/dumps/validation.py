@@ -14,6 +14,7 @@ the results seen, as SHACL reports a result once however many statements give it
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import gc
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from multiprocessing.pool import AsyncResult, Pool
 from operator import itemgetter
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 from rdflib import Graph
@@ -45,6 +47,10 @@ from ldids.shacl.prefilter import Prefilter, prefilter
 from ldids.shacl.streamed import MEMO_LIMIT, Finding, Plan, plan
 from ldids.shacl.validate import Verdict, Violation
 from ldids.shacl.value import Term, to_rdflib
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 __all__ = ["Streamed", "check_output", "check_statements", "shipped_checks", "validate_dump"]
 
@@ -402,16 +408,18 @@ def _shipped_plan() -> Plan:
     return plan(shapes_graph())
 
 
-def _tasks(path: str, stack: ExitStack, block_size: int, parsed: Parsed | None, pool: Pool | None) -> Iterator[object]:
+def _tasks(
+    path: str, stack: ExitStack, block_size: int, parsed: Parsed | None, pool: Pool | None, workers: _Workers | None
+) -> Iterator[object]:
     """Each block of ``path`` to check (in this process, without ``pool``: a call) or being
     checked by a worker: a plain N-Triples/N-Quads file is handed over as byte ranges, each
     worker reading the lines that start in its own (:func:`_check_range`); other input is
     read here and handed over in blocks. A result is (statements, rows, digests, lines), the
     rows' lines counted from the block's first."""
-    if pool is not None and _ranged(path, parsed):
+    if workers is not None and _ranged(path, parsed):
         size = os.path.getsize(path)
         for start in range(0, size, block_size):
-            yield pool.apply_async(_check_range, (path, start, min(start + block_size, size)))
+            yield workers.submit(_check_range, path, start, min(start + block_size, size))
         return
     stream, _, _ = stack.enter_context(open_input(path))
     if parsed is not None:
@@ -422,6 +430,90 @@ def _tasks(path: str, stack: ExitStack, block_size: int, parsed: Parsed | None, 
     for data, _ in blocks(stream, block_size, numbered=False):
         # In this process, checked when taken, where its lines are known.
         yield functools.partial(_check_block, data) if pool is None else pool.apply_async(_check_block, (data,))
+
+
+class _Failed:
+    """What a worker sends back for a task that raised: the error, raised again here."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+class _Workers:
+    """Worker processes for a streamed validation, each fed through a pipe of its own and
+    read in this process's one thread. A task goes to the worker with the fewest waiting;
+    a worker answers its tasks in the order they came, and they are taken in the order they
+    were given, so the oldest task's answer is the next on its worker's pipe. (A
+    ``multiprocessing.Pool`` hands tasks and results over in threads of this process, which
+    then wait for the interpreter's lock while this one adds up: a fifth of a run's CPU.)
+    Tasks are byte ranges of a file, a few bytes each: neither side waits to write."""
+
+    def __init__(self, count: int, shapes: str) -> None:
+        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+        self._connections: list[Connection] = []
+        self._processes: list[BaseProcess] = []
+        self._waiting: list[int] = []
+        for _ in range(count):
+            here, there = context.Pipe()
+            process = context.Process(target=_serve, args=(there, shapes), daemon=True)
+            process.start()
+            there.close()
+            self._connections.append(here)
+            self._processes.append(process)
+            self._waiting.append(0)
+
+    def submit(self, function: Callable[..., _Checked], *args: object) -> Callable[[], _Checked]:
+        """Gives the task to a worker; what takes its result (in the order given)."""
+        worker = min(range(len(self._waiting)), key=self._waiting.__getitem__)
+        self._connections[worker].send((function, args))
+        self._waiting[worker] += 1
+        return functools.partial(self._take, worker)
+
+    def _take(self, worker: int) -> _Checked:
+        try:
+            reply = self._connections[worker].recv()
+        except (EOFError, OSError):
+            raise RuntimeError("a validation worker ended before its task was done") from None
+        self._waiting[worker] -= 1
+        if isinstance(reply, _Failed):
+            raise reply.error
+        result: _Checked = reply
+        return result
+
+    def close(self) -> None:
+        for connection, process, waiting in zip(self._connections, self._processes, self._waiting, strict=True):
+            if waiting:  # at a task whose result the run no longer wants (--abort, an error)
+                process.terminate()
+            else:
+                # Told to end: a worker forked after another holds that one's end of its pipe
+                # too, so closing it here would tell that one nothing.
+                with contextlib.suppress(OSError):
+                    connection.send(None)
+            connection.close()
+        for process in self._processes:
+            process.join()
+
+
+def _serve(connection: Connection, shapes: str) -> None:
+    """A worker's loop: each task read from the pipe, run, and its result (or its error)
+    written back, until the pipe is closed."""
+    _start_worker(shapes)
+    while True:
+        try:
+            task = connection.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        function, args = task
+        try:
+            result: object = function(*args)
+        except Exception as error:  # raised again where the result is taken
+            result = _Failed(error)
+        try:
+            connection.send(result)
+        except (BrokenPipeError, OSError):
+            return
 
 
 def _ranged(path: str, parsed: Parsed | None) -> bool:
@@ -460,12 +552,22 @@ def validate_dump(
     _PLAN = checks
     _selection(checks)  # the automata packed once here, not again in every worker
     run = Streamed(Verdict(True), not_streamable=checks.not_streamable, max_results=max_results)
-    pool = None
+    pool, team = None, None
     with ExitStack() as stack:
         if workers > 1:
-            context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-            pool = context.Pool(workers, _start_worker, (shapes.serialize(format="turtle"),))
-            stack.callback(pool.terminate)
+            # Plain files are read by the workers, a byte range a task (_Workers); other input
+            # is read here and handed over a block at a time (a Pool, which writes the blocks
+            # to its workers from a thread of its own while this one reads their results).
+            text = shapes.serialize(format="turtle")
+            if any(_ranged(path, parsed) for path in inputs):
+                team = _Workers(workers, text)
+                stack.callback(team.close)
+            if not all(_ranged(path, parsed) for path in inputs):
+                context = multiprocessing.get_context(
+                    "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+                )
+                pool = context.Pool(workers, _start_worker, (text,))
+                stack.callback(pool.terminate)
         if gc.isenabled():
             # The blocks' rows, terms and memo keys hold no cycles, yet each block makes enough
             # of them to start the cycle collector, which then walks every tracked object (the
@@ -479,10 +581,10 @@ def validate_dump(
             # before it in the file (known once the blocks before it are taken).
             window: deque[object] = deque()
             lines_before = 0
-            for task in _tasks(path, stack, block_size, parsed, pool):
+            for task in _tasks(path, stack, block_size, parsed, pool, team):
                 check_stop()  # a Ctrl-C whose exception a finalizer dropped stops the run here
                 window.append(task)
-                while window and (len(window) > 2 * workers or pool is None):
+                while window and (len(window) > 2 * workers or workers == 1):
                     lines_before = _take(run, window.popleft(), name, lines, lines_before)
                 if abort and not run.verdict.conforms:
                     break
