@@ -7,8 +7,13 @@ component)."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -191,6 +196,29 @@ def test_the_workers_end_with_the_run(tmp_path: Path, abort: bool) -> None:
     streamed = validate_dump([str(data)], shapes_graph(), workers=3, block_size=512, abort=abort)
     assert not streamed.verdict.conforms
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize(("stop", "said"), [(signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")])
+def test_a_stopped_validation_leaves_no_worker(stop: signal.Signals, said: str, tmp_path: Path) -> None:
+    # Interrupted (Ctrl-C reaches the whole process group) or terminated once its workers
+    # are under way: exit 128 + signal, one line said, no traceback, no process left.
+    data = tmp_path / "d.nt"
+    data.write_text(_dump(7, count=400) * 800, encoding="utf-8")
+    command = [sys.executable, "-c", "from ldids.cli import run; run()", "validate", str(data), "-w", "2"]
+    with subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    ) as running:
+        assert running.stderr is not None
+        children = Path(f"/proc/{running.pid}/task/{running.pid}/children")
+        deadline = time.monotonic() + 30
+        while not children.read_text().split() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        os.killpg(running.pid, stop)
+        assert running.wait(timeout=30) == 128 + stop
+        assert running.stderr.read().decode() == f"ldids: {said}\n"
+    time.sleep(0.5)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(running.pid, 0)  # no process of the group is left
 
 
 def _broken(path: str, start: int, stop: int) -> object:

@@ -18,7 +18,6 @@ import io
 import os
 import pickle
 import shutil
-import signal
 import sys
 import tempfile
 from collections import deque
@@ -27,8 +26,6 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
 
 from ldids.dumps.serve import (
-    _CAN_HOLD,
-    _STOPS,
     DEPTH,
     SLOTS,
     UNPARSED,
@@ -38,6 +35,7 @@ from ldids.dumps.serve import (
     _send_file,
     _serve,
 )
+from ldids.dumps.signals import held
 from ldids.dumps.sorting import SortedUnique, split_point
 from ldids.dumps.stream import BlockResult, BytesLike, Settings
 from ldids.errors import PieceError
@@ -119,37 +117,33 @@ class _Pool:
         # the cycle collector's sight (gc.freeze), its passes do not copy those pages.
         gc.freeze()
         # A worker starts with Ctrl-C and SIGTERM held back until it has set its own way of
-        # taking them (_quiet_worker). Otherwise a signal that comes at once runs the
-        # handler inherited from this process, and CPython drops it ("ignored due to race
-        # condition") when that handler has been replaced by then: the worker lives on.
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS) if _CAN_HOLD else None
+        # taking them (_quiet_worker; ldids.dumps.signals says why).
         try:
-            for _ in range(processes):
-                mine, theirs = context.Pipe()
-                # A forked worker closes its copies of this process's ends of the pipes,
-                # its own and every other open one (this pool's, and another's in a run in
-                # another thread): else a pipe would stay open when this process closes it,
-                # and its worker would wait for a chunk forever.
-                _OPEN_ENDS.add(mine)
-                ours = tuple(_OPEN_ENDS) if forked else ()
-                # Anonymous memory is shared with a child that is forked (MAP_SHARED).
-                slots = mmap.mmap(-1, self.SLOTS * slot_size) if forked and slot_size > 0 else None
-                process = context.Process(
-                    target=_serve, args=(theirs, settings, ours, slots, self._keeps_links), daemon=True
-                )
-                process.start()
-                theirs.close()
-                self._connections.append(mine)
-                self._processes.append(process)
-                self._slots.append(slots)
-                self._sent.append(0)
-                self._done.append(0)
-                self._taken.append(0)
-                self._replies.append(deque())
+            with held():
+                for _ in range(processes):
+                    mine, theirs = context.Pipe()
+                    # A forked worker closes its copies of this process's ends of the pipes,
+                    # its own and every other open one (this pool's, and another's in a run in
+                    # another thread): else a pipe would stay open when this process closes it,
+                    # and its worker would wait for a chunk forever.
+                    _OPEN_ENDS.add(mine)
+                    ours = tuple(_OPEN_ENDS) if forked else ()
+                    # Anonymous memory is shared with a child that is forked (MAP_SHARED).
+                    slots = mmap.mmap(-1, self.SLOTS * slot_size) if forked and slot_size > 0 else None
+                    process = context.Process(
+                        target=_serve, args=(theirs, settings, ours, slots, self._keeps_links), daemon=True
+                    )
+                    process.start()
+                    theirs.close()
+                    self._connections.append(mine)
+                    self._processes.append(process)
+                    self._slots.append(slots)
+                    self._sent.append(0)
+                    self._done.append(0)
+                    self._taken.append(0)
+                    self._replies.append(deque())
         finally:
             gc.unfreeze()
-            if held is not None:
-                signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def free_worker(self) -> int | None:
         """The worker with the fewest unfinished chunks, if it has fewer than DEPTH and a

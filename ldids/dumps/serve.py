@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass, replace
 from typing import IO, TYPE_CHECKING, BinaryIO
 
+from ldids.dumps.signals import let_through
 from ldids.dumps.sorting import SortedUnique
 from ldids.dumps.stream import BlockResult, BytesLike, Settings, process_block, process_block_in
 from ldids.errors import PieceError
@@ -369,10 +370,6 @@ def _merge_part(connection: Connection, task: _Merge) -> bool:
     return True
 
 
-_STOPS = {signal.SIGINT, signal.SIGTERM}
-_CAN_HOLD = hasattr(signal, "pthread_sigmask")  # not on Windows
-
-
 def _quiet_worker() -> None:
     """Ctrl-C reaches every process of the group: the coordinator handles it (it stops
     the pool and removes what the run wrote), so a worker ignores it rather than print a
@@ -380,5 +377,4 @@ def _quiet_worker() -> None:
     while the worker started are let through now."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if _CAN_HOLD:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+    let_through()

@@ -40,6 +40,7 @@ from ldids.dumps.blocks import blocks
 from ldids.dumps.pieces import Pieces
 from ldids.dumps.rdf_stream import Parsed
 from ldids.dumps.results import Kept, Key, Seen
+from ldids.dumps.signals import held, let_through
 from ldids.errors import InputError, check_stop
 from ldids.rdf.compression import compression_of
 from ldids.rdf.files import open_input
@@ -284,7 +285,11 @@ def _start_worker(shapes: str) -> None:
     global _PLAN, _SAME_KEY
     # The pool ends its workers with SIGTERM once the run is over: a forked worker keeps
     # the command line's handler, which would say "terminated" for a run that was not.
+    # Ctrl-C reaches every process of the group: the coordinator handles it (and ends its
+    # workers), so a worker ignores it rather than print a traceback of its own.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    let_through()  # held back while the workers were started (ldids.dumps.signals)
     # Its rows and terms hold no cycles, but enough of them start the cycle collector, which
     # walks every object the worker has (as validate_dump's own loop, and for that reason).
     gc.disable()
@@ -559,15 +564,18 @@ def validate_dump(
             # is read here and handed over a block at a time (a Pool, which writes the blocks
             # to its workers from a thread of its own while this one reads their results).
             text = shapes.serialize(format="turtle")
-            if any(_ranged(path, parsed) for path in inputs):
-                team = _Workers(workers, text)
-                stack.callback(team.close)
-            if not all(_ranged(path, parsed) for path in inputs):
-                context = multiprocessing.get_context(
-                    "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-                )
-                pool = context.Pool(workers, _start_worker, (text,))
-                stack.callback(pool.terminate)
+            # Signals held back until how the workers end is set up (ldids.dumps.signals): one
+            # that came before would leave a worker waiting for its task forever.
+            with held():
+                if any(_ranged(path, parsed) for path in inputs):
+                    team = _Workers(workers, text)
+                    stack.callback(team.close)
+                if not all(_ranged(path, parsed) for path in inputs):
+                    context = multiprocessing.get_context(
+                        "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+                    )
+                    pool = context.Pool(workers, _start_worker, (text,))
+                    stack.callback(pool.terminate)
         if gc.isenabled():
             # The blocks' rows, terms and memo keys hold no cycles, yet each block makes enough
             # of them to start the cycle collector, which then walks every tracked object (the
