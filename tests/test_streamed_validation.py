@@ -193,9 +193,10 @@ def test_the_workers_end_with_the_run(tmp_path: Path, abort: bool) -> None:
 
     data = tmp_path / "d.nt"
     data.write_text(_dump(5, count=3000), encoding="utf-8")
+    before = set(multiprocessing.active_children())  # other tests' pools, in this process
     streamed = validate_dump([str(data)], shapes_graph(), workers=3, block_size=512, abort=abort)
     assert not streamed.verdict.conforms
-    assert multiprocessing.active_children() == []
+    assert set(multiprocessing.active_children()) <= before
 
 
 @pytest.mark.parametrize(("stop", "said"), [(signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")])
