@@ -222,6 +222,35 @@ def test_a_stopped_validation_leaves_no_worker(stop: signal.Signals, said: str, 
         os.killpg(running.pid, 0)  # no process of the group is left
 
 
+def test_spawned_workers_report_what_one_process_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where processes are not forked (macOS, Windows), the workers plan again from the shapes'
+    # text and make no digests (their hash key is their own): the coordinator makes them.
+    import multiprocessing
+
+    data = tmp_path / "d.nt"
+    data.write_text(_dump(8, count=800), encoding="utf-8")
+    shapes = shapes_graph()
+    one = validate_dump([str(data)], shapes, block_size=1024)
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    spawned = validate_dump([str(data)], shapes, workers=2, block_size=1024)
+    assert any(not str(shape).startswith("http") for shape in one.verdict.counts)  # a property shape
+    assert spawned.verdict.counts == one.verdict.counts
+    assert [(v.line, str(v.focus), str(v.component)) for v in spawned.verdict.violations] == [
+        (v.line, str(v.focus), str(v.component)) for v in one.verdict.violations
+    ]
+
+
+def test_the_shipped_plan_names_its_shapes_alike_in_every_process() -> None:
+    # A normalize worker started afresh plans the shipped shapes itself: its results must
+    # name the property shapes (blank nodes) the process that adds them up names.
+    block = b'<info:fedora/demo:1> <http://www.w3.org/2002/07/owl#sameAs> "a literal" .\n'
+    named = [
+        {str(row[4]) for row in validation.check_statements(validation._shipped_plan(), block, 1)[1]} for _ in range(2)
+    ]
+    assert any(not shape.startswith("http") for shape in named[0])  # the owl:sameAs property shape
+    assert named[0] == named[1]
+
+
 def _broken(path: str, start: int, stop: int) -> object:
     raise ValueError(f"bytes {start} to {stop}")
 

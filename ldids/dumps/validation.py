@@ -296,8 +296,10 @@ def _start_worker(shapes: str) -> None:
     # A forked worker has the plan of the process that started it (planning again would
     # cost it the SPARQL parse of every target, some 0.2 s, before its first block).
     if _PLAN is None:
+        # Its blank nodes (property shapes) as the process that started it has them: a
+        # result names its shape, and one shape must not be two (_transferred).
         _SAME_KEY = False
-        _PLAN = plan(Graph().parse(data=shapes, format="turtle"))
+        _PLAN = plan(Graph().parse(data=shapes, format="nt").de_skolemize())
 
 
 @dataclass
@@ -408,9 +410,22 @@ def check_output(data: BytesLike) -> _Rows:
 
 
 def _shipped_plan() -> Plan:
+    """The plan of the shipped shapes, their blank nodes (property shapes) labelled as every
+    process labels them (rdflib's canonical labels): a worker started afresh (spawned, not
+    forked) plans them itself, and its results must name the shapes the process that adds
+    them up names."""
+    from rdflib.compare import to_canonical_graph
+
     from ldids.resources import shapes_graph
 
-    return plan(shapes_graph())
+    return plan(to_canonical_graph(shapes_graph()))
+
+
+def _transferred(shapes: Graph) -> str:
+    """The shapes as a worker started afresh reads them back (:func:`_start_worker`): in
+    N-Triples, each blank node written as the IRI rdflib makes of it (skolemized), and made
+    the same blank node again there, so that its results name the shapes this process names."""
+    return shapes.skolemize().serialize(format="nt")
 
 
 def _tasks(
@@ -454,7 +469,11 @@ class _Workers:
     Tasks are byte ranges of a file, a few bytes each: neither side waits to write."""
 
     def __init__(self, count: int, shapes: str) -> None:
-        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+        context = (
+            multiprocessing.get_context("fork")
+            if "fork" in multiprocessing.get_all_start_methods()
+            else multiprocessing.get_context("spawn")
+        )
         self._connections: list[Connection] = []
         self._processes: list[BaseProcess] = []
         self._waiting: list[int] = []
@@ -563,7 +582,7 @@ def validate_dump(
             # Plain files are read by the workers, a byte range a task (_Workers); other input
             # is read here and handed over a block at a time (a Pool, which writes the blocks
             # to its workers from a thread of its own while this one reads their results).
-            text = shapes.serialize(format="turtle")
+            text = _transferred(shapes)
             # Signals held back until how the workers end is set up (ldids.dumps.signals): one
             # that came before would leave a worker waiting for its task forever.
             with held():
@@ -572,7 +591,7 @@ def validate_dump(
                     stack.callback(team.close)
                 if not all(_ranged(path, parsed) for path in inputs):
                     context = multiprocessing.get_context(
-                        "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+                        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
                     )
                     pool = context.Pool(workers, _start_worker, (text,))
                     stack.callback(pool.terminate)
