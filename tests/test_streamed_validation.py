@@ -223,7 +223,7 @@ def test_a_stopped_validation_leaves_no_worker(stop: signal.Signals, said: str, 
 
 
 def test_spawned_workers_report_what_one_process_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Where processes are not forked (macOS, Windows), the workers plan again from the shapes'
+    # Where processes are not forked (Windows), the workers plan again from the shapes'
     # text and make no digests (their hash key is their own): the coordinator makes them.
     import multiprocessing
 

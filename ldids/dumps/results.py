@@ -87,12 +87,17 @@ class Seen:
         if young[index] == value:
             return False
         young[index] = value
-        self._count += 1
+        self._added(1)
+        return True
+
+    def _added(self, count: int) -> None:
+        """``count`` digests more in the young table: it becomes the old one once it holds
+        a generation, and grows at half full."""
+        self._count += count
         if self._count >= self.generation:
             self._turn()
-        elif 2 * self._count > len(young):
-            self._young = _grown(young)
-        return True
+        elif 2 * self._count > len(self._young):
+            self._young = _grown(self._young)
 
     def _turn(self) -> None:
         # The table forgotten, as large as the young one grows, is the next young one: no
@@ -116,14 +121,10 @@ class Seen:
             return new
         done = 0
         while done < len(digests):
-            # As many as may go in before add_hash would turn the tables or grow the young one.
+            # As many as may go in before _added would turn the tables or grow the young one.
             room = min(self.generation - self._count, len(self._young) // 2 + 1 - self._count)
             done, added = _scan.seen_insert(self._young, self._old, digests, done, room, new)
-            self._count += added
-            if self._count >= self.generation:
-                self._turn()
-            elif 2 * self._count > len(self._young):
-                self._young = _grown(self._young)
+            self._added(added)
         return new
 
 

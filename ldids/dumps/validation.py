@@ -106,7 +106,7 @@ def check_statements(
     return count, rows
 
 
-#: What a block's check gives: its statements, its rows, and their digests (:func:`digests`).
+#: What a block's check gives: its statements, its rows, and their digests (:func:`_digests`).
 _Rows = tuple[int, list[_Row], "list[int] | None"]
 
 
@@ -143,22 +143,20 @@ def _check(checks: Plan, data: BytesLike, first_line: int, *, written: bool = Fa
         rows = []
         for number, line in zip(numbers, selected.split(b"\n"), strict=False):
             rows += _checked(checks, line, lambda number=number: [number])[1]  # type: ignore[misc]
-    if not hashed:
-        # The rows select_lines made itself (_Group.rows), with those of the statements
-        # parsed, in the order of the lines (a stable sort: the order within a line tells no
-        # result from another).
-        return statements, sorted(found + rows, key=itemgetter(0)) if found and rows else found or rows, None
-    # Its digests, but for a focus that is an xsd:anyURI literal (rdflib's form of it).
-    for index in (index for index, digest in enumerate(made) if digest is None):
-        made[index] = _digests([found[index]])[0]
-    if not rows:
-        return statements, found, made
-    pairs = sorted([*zip(found, made, strict=True), *zip(rows, _digests(rows), strict=True)], key=_line_of)
-    return statements, [row for row, _ in pairs], [digest for _, digest in pairs]
-
-
-def _line_of(pair: tuple[_Row, int]) -> int:
-    return pair[0][0]
+    # The rows select_lines made itself (_Group.rows) and their digests (Python makes those of
+    # a focus that is an xsd:anyURI literal: rdflib's form of it), then those of the
+    # statements parsed; in the order of the lines (a stable sort: the order within a line
+    # tells no result from another).
+    every = found + rows
+    digests = None
+    if hashed:
+        digests = [_digests([row])[0] if digest is None else digest for row, digest in zip(found, made, strict=True)]
+        digests += _digests(rows)
+    if found and rows:
+        order = sorted(range(len(every)), key=lambda index: every[index][0])
+        every = [every[index] for index in order]
+        digests = None if digests is None else [digests[index] for index in order]
+    return statements, every, digests
 
 
 #: Per plan (one or two in a process): what select_lines needs, the keys the groups saw and
@@ -265,7 +263,7 @@ def _digests(rows: list[_Row]) -> list[int]:
     remembered together (:class:`Seen`).
 
     ``hash()`` of a string is SipHash, keyed per process: a digest is the same in this
-    process and in the workers it forked (:func:`digests`); a BLAKE2b digest (encoded first)
+    process and in the workers it forked (:data:`_SAME_KEY`); a BLAKE2b digest (encoded first)
     took some five times as long, for the 64 bits kept. The shapes graph's terms of a row
     (path, shape, component: the same objects on every row of a rule) are written once a
     call, and a string keeps its hash: only the focus and value are hashed anew."""
@@ -452,6 +450,14 @@ def _tasks(
         yield functools.partial(_check_block, data) if pool is None else pool.apply_async(_check_block, (data,))
 
 
+def _context() -> multiprocessing.context.ForkContext | multiprocessing.context.SpawnContext:
+    """Workers are forked where they can be (they have this process's plan and hash key),
+    else spawned (Windows: they plan again, :func:`_start_worker`)."""
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
 class _Failed:
     """What a worker sends back for a task that raised: the error, raised again here."""
 
@@ -469,11 +475,7 @@ class _Workers:
     Tasks are byte ranges of a file, a few bytes each: neither side waits to write."""
 
     def __init__(self, count: int, shapes: str) -> None:
-        context = (
-            multiprocessing.get_context("fork")
-            if "fork" in multiprocessing.get_all_start_methods()
-            else multiprocessing.get_context("spawn")
-        )
+        context = _context()
         self._connections: list[Connection] = []
         self._processes: list[BaseProcess] = []
         self._waiting: list[int] = []
@@ -590,10 +592,7 @@ def validate_dump(
                     team = _Workers(workers, text)
                     stack.callback(team.close)
                 if not all(_ranged(path, parsed) for path in inputs):
-                    context = multiprocessing.get_context(
-                        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-                    )
-                    pool = context.Pool(workers, _start_worker, (text,))
+                    pool = _context().Pool(workers, _start_worker, (text,))
                     stack.callback(pool.terminate)
         if gc.isenabled():
             # The blocks' rows, terms and memo keys hold no cycles, yet each block makes enough

@@ -31,6 +31,7 @@ away by one regular expression.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import operator
 import re
@@ -50,6 +51,7 @@ from ldids.shacl.dfa import UnsupportedError
 from ldids.shacl.expression import kind
 from ldids.shacl.pyregex import UntranslatableError, to_python
 from ldids.shacl.value import (
+    Holding,
     NotStreamableError,
     Term,
     Triple,
@@ -235,19 +237,15 @@ class _Group:
             try:
                 # A gate Python's re cannot take is always false (_gate): none is the safe side.
                 gate_automaton = None if gate is None else plan_cache.packed(to_python(gate[1]))
-                alternatives: list[tuple[int | tuple[bytes, bytes], ...]] = [
-                    (least, most, *(plan_cache.packed(regex) for regex in regexes)) for least, most, regexes in ways
-                ]
+                alternatives = list(_packed_ways(ways))
             except (UnsupportedError, UntranslatableError):
                 return None
             # A text the target's FILTER excludes (!REGEX) gives nothing either, whatever the
-            # checks say: in the shipped shapes, a dc:identifier a prefixed scheme claims.
-            for position, regex in rule.branch.excluded:
-                try:
-                    if position == focus:
-                        alternatives.append((0, sys.maxsize, plan_cache.packed(to_python(regex))))
-                except (UnsupportedError, UntranslatableError):
-                    continue  # not left out here: the statement is looked at whole, as before
+            # checks say: in the shipped shapes, a dc:identifier a prefixed scheme claims. One
+            # with no automaton is left out (the statement is then looked at whole, as before).
+            for regex in (regex for position, regex in rule.branch.excluded if position == focus):
+                with contextlib.suppress(UnsupportedError, UntranslatableError):
+                    alternatives.append((0, sys.maxsize, plan_cache.packed(to_python(regex))))
             rules.append((index, -1 if gate is None else gate[0], gate_automaton, focus, tuple(alternatives)))
         return tuple(rules)
 
@@ -274,10 +272,7 @@ class _Group:
                     ways = holding([check])
                     if ways is None:
                         return None
-                    alternatives: tuple[tuple[int | tuple[bytes, bytes], ...], ...] = tuple(
-                        (least, most, *(plan_cache.packed(regex) for regex in regexes)) for least, most, regexes in ways
-                    )
-                    rules.append((index, gate[0], gate_automaton, gate[0], alternatives))
+                    rules.append((index, gate[0], gate_automaton, gate[0], _packed_ways(ways)))
                     kinds += passes
                     reported.append((shape.node, component, shape.message, shape.severity))
             except (UnsupportedError, UntranslatableError):
@@ -312,6 +307,12 @@ class _Group:
         if len(found) == 1 and found[0][0] is None:
             return found[0][1]
         return [result for test, results in found if test is None or test(triple[1]) for result in results]
+
+
+def _packed_ways(ways: list[Holding]) -> tuple[tuple[int | tuple[bytes, bytes], ...], ...]:
+    """Ways of holding (:func:`~ldids.shacl.value.holding`) as ``select_lines`` reads them:
+    (least length, greatest length, packed automata...) each."""
+    return tuple((least, most, *(plan_cache.packed(regex) for regex in regexes)) for least, most, regexes in ways)
 
 
 def _nothing(rules: list[tuple[Callable[[str], object], _Shape]]) -> re.Pattern[str] | None:
