@@ -491,8 +491,10 @@ class _Workers:
     def submit(self, function: Callable[..., _Checked], *args: object) -> Callable[[], _Checked]:
         """Gives the task to a worker; what takes its result (in the order given)."""
         worker = min(range(len(self._waiting)), key=self._waiting.__getitem__)
-        self._connections[worker].send((function, args))
+        # Counted before it is sent: a Ctrl-C raised once the bytes are written (Python runs
+        # its handler between two steps of send) must not leave a busy worker counted idle.
         self._waiting[worker] += 1
+        self._connections[worker].send((function, args))
         return functools.partial(self._take, worker)
 
     def _take(self, worker: int) -> _Checked:
@@ -506,9 +508,18 @@ class _Workers:
         result: _Checked = reply
         return result
 
-    def close(self) -> None:
+    def __enter__(self) -> _Workers:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        self.close(ended=kind is None)
+
+    def close(self, *, ended: bool = True) -> None:
+        """Ends the workers: told to, when the run ``ended`` with every result taken; else
+        (an error, Ctrl-C, ``--abort``) stopped, since one may be writing a result no one
+        will read, and would wait for that forever."""
         for connection, process, waiting in zip(self._connections, self._processes, self._waiting, strict=True):
-            if waiting:  # at a task whose result the run no longer wants (--abort, an error)
+            if waiting or not ended:
                 process.terminate()
             else:
                 # Told to end: a worker forked after another holds that one's end of its pipe
@@ -589,8 +600,7 @@ def validate_dump(
             # that came before would leave a worker waiting for its task forever.
             with held():
                 if any(_ranged(path, parsed) for path in inputs):
-                    team = _Workers(workers, text)
-                    stack.callback(team.close)
+                    team = stack.enter_context(_Workers(workers, text))
                 if not all(_ranged(path, parsed) for path in inputs):
                     pool = _context().Pool(workers, _start_worker, (text,))
                     stack.callback(pool.terminate)
