@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from rdflib.namespace import RDF, SH
 from rdflib.term import BNode, URIRef
 
 from ldids.dumps import validation
+from ldids.dumps.results import LEAST
 from ldids.dumps.validation import validate_dump
 from ldids.errors import InputError
 from ldids.ntriples import quad_line
@@ -174,6 +176,97 @@ def test_every_worker_count_reports_the_same_results_at_the_same_lines(
             assert streamed.verdict.counts == one.verdict.counts
 
 
+def _distinct(seed: int, count: int) -> str:
+    # A result on most lines, each of its own focus: the report's bar comes down while the
+    # workers still have tasks given before it did.
+    pick = random.Random(seed)
+    lines = []
+    for n in range(count):
+        subject = f"<http://example.org/s{pick.randrange(count)}>"
+        lines.append(
+            f"{subject} {pick.choice([DC, SAME_AS])} {pick.choice(OBJECTS)} ." if n % 5 else f'{subject} {DC} "x" .'
+        )
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("limit", [0, 1, 9, 200, None])
+def test_workers_leave_out_only_rows_the_report_turns_away(tmp_path: Path, limit: int | None) -> None:
+    # The rows of results past the report's bar stay in the worker: the counts, the results
+    # listed and their lines are those of one process, whatever the limit.
+    data = tmp_path / "d.nt"
+    data.write_text(_distinct(11, 8000), encoding="utf-8")
+    shapes = shapes_graph()
+    one = validate_dump([str(data)], shapes, max_results=limit)
+    assert sum(one.verdict.counts.values()) > 2 * (limit or 0) + 256  # past the bound: the bar comes down
+    for workers in (2, 3):
+        streamed = validate_dump([str(data)], shapes, workers=workers, block_size=2048, max_results=limit)
+        assert streamed.verdict.counts == one.verdict.counts
+        assert _report(streamed) == _report(one)
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_a_result_listed_from_late_in_the_file_crosses_from_its_worker(tmp_path: Path, workers: int) -> None:
+    # Thousands of results of the shape listed last, then one of the shape listed first, on
+    # the last line: given after the bar came down, its row is before the bar, and is sent.
+    lines = [f'<http://example.org/s{n}> {SAME_AS} "a literal" .' for n in range(6000)]
+    lines.append(f"<http://example.org/late> {DC} <https://hdl.handle.net/1765/315> .")
+    data = tmp_path / "d.nt"
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    streamed = validate_dump([str(data)], shapes_graph(), workers=workers, block_size=4096, max_results=3)
+    assert streamed.verdict.counts[f"{SHAPES}CanonicalIdentifier"] == 1
+    first = streamed.verdict.violations[0]
+    assert (first.shape, first.line, str(first.focus)) == (
+        f"{SHAPES}CanonicalIdentifier",
+        6001,
+        "https://hdl.handle.net/1765/315",
+    )
+    assert [v.line for v in streamed.verdict.violations[1:]] == [1, 2]
+
+
+def test_a_worker_sends_the_rows_before_the_bar_and_the_shape_of_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    block = _distinct(12, 300).encode()
+    shapes_ = shapes_graph()
+
+    def check(*args: Any) -> Any:
+        monkeypatch.setattr(validation, "_PLAN", plan(shapes_))  # a plan checks a term once
+        return validation._check_block(block, *args)
+
+    count, rows, digests, lines, shapes = check()
+    assert shapes is None
+    assert rows
+    assert None not in rows
+    assert digests is not None
+    assert lines == 300
+    keys = sorted(validation._order(str(row[4]), "d.nt", row[0], row[1]) for row in rows if row is not None)
+    bar = keys[len(keys) // 2]
+    left = check("d.nt", bar)
+    assert (left[0], left[2], left[3]) == (count, digests, lines)
+    assert left[4] == [row[4] for row in rows if row is not None]
+    assert [row for row in left[1] if row is not None] == [
+        row for row in rows if row is not None and validation._order(str(row[4]), "d.nt", row[0], row[1]) < bar
+    ]
+    assert left[1].count(None) == sum(key >= bar for key in keys) > 0
+    assert check("d.nt", LEAST)[1] == [None] * len(rows)
+
+
+def test_tasks_are_given_to_the_workers_in_turn() -> None:
+    # Taken in the order given, one at a time, with two in flight a worker: each worker
+    # gets as many (ties went to the first, which then had two in three).
+    team = validation._Workers(2, "")
+    given = []
+    try:
+        window = deque([team.submit(_large, 1) for _ in range(4)])
+        for _ in range(60):
+            window.popleft()()
+            window.append(team.submit(_large, 1))
+            given.append(team._turn)
+        while window:
+            window.popleft()()
+    finally:
+        team.close()
+    assert abs(given.count(0) - given.count(1)) <= 1
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_malformed_line_deep_in_a_file_is_reported_at_its_line(tmp_path: Path, workers: int) -> None:
     lines = _dump(4, count=500).splitlines()
@@ -284,7 +377,7 @@ def test_the_shipped_plan_names_its_shapes_alike_in_every_process() -> None:
     assert named[0] == named[1]
 
 
-def _broken(path: str, start: int, stop: int) -> object:
+def _broken(path: str, start: int, stop: int, *_: object) -> object:
     raise ValueError(f"bytes {start} to {stop}")
 
 

@@ -165,6 +165,9 @@ Item = TypeVar("Item")
 #: A result's place in a report: shape, file, line, focus (as written in N-Triples).
 Key = tuple[str, str, int, str]
 
+#: A key no other comes before (lines are counted from 1, or 0 where none is said).
+LEAST: Key = ("", "", -1, "")
+
 
 class Kept(Generic[Item]):
     """The first ``limit`` items by their keys (all of them with None), as a stable sort of
@@ -184,6 +187,12 @@ class Kept(Generic[Item]):
         self._bar: Key | None = None
         trimmed = None if limit is None else 2 * limit + 256
         self._bound = spill if trimmed is None else min(trimmed, spill)
+
+    @property
+    def bar(self) -> Key | None:
+        """An item offered with a key as great as this or greater is turned away (None: no
+        item is yet). It only comes down: one read before is as safe to turn items away by."""
+        return LEAST if self.limit == 0 else self._bar
 
     def offer(self, key: Key, item: Item) -> None:
         if self.limit == 0 or (self._bar is not None and key >= self._bar):

@@ -24,13 +24,13 @@ import os
 import signal
 import sys
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from multiprocessing.pool import AsyncResult, Pool
 from operator import itemgetter
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import pyoxigraph as ox
 from rdflib import Graph
@@ -39,7 +39,7 @@ from rdflib.term import BNode, Literal, Node, URIRef
 from ldids.dumps.blocks import blocks
 from ldids.dumps.pieces import Pieces
 from ldids.dumps.rdf_stream import Parsed
-from ldids.dumps.results import Kept, Key, Seen
+from ldids.dumps.results import LEAST, Kept, Key, Seen
 from ldids.dumps.signals import held, let_through
 from ldids.errors import InputError, check_stop
 from ldids.rdf.compression import compression_of
@@ -226,23 +226,41 @@ def _statement_lines(data: BytesLike, first_line: int) -> list[int]:
     return [first_line + i for i, line in enumerate(bytes(data).split(b"\n")) if line.strip()[:1] not in (b"", b"#")]
 
 
-#: What a block's check gives: its statements, its rows and their digests, its lines.
-_Checked = tuple[int, list[_Row], "list[int] | None", int]
+#: What a block's check gives: its statements, its rows and their digests, its lines, and
+#: each row's shape where rows the report turns away were left out (None in their place).
+_Checked = tuple[int, "list[_Row | None]", "list[int] | None", int, "list[Node] | None"]
 
 
-def _check_block(data: BytesLike) -> _Checked:
+def _check_block(data: BytesLike, name: str = "", bar: Key | None = None, lines: int | None = None) -> _Checked:
+    """A block checked in a worker. The rows of the results that the report of the file
+    ``name`` turns away once it holds what it lists (:attr:`Streamed.bar`, read when the task
+    was given: it only comes down) do not cross the pipe: their digests and shapes count them.
+    (Pickling every row of a dump with a result on every tenth line was a quarter of a
+    worker's time.) ``lines``: the block's lines, where the caller counted them."""
     assert _PLAN is not None
     count, rows, made = _check(_PLAN, data, 1, hashed=_SAME_KEY)
-    return count, rows, made, bytes(data).count(b"\n")
+    if lines is None:
+        lines = bytes(data).count(b"\n")
+    if bar is None or made is None or not rows:  # spawned: the rows are hashed where added
+        return count, list(rows), made, lines, None
+    shapes = list(map(_SHAPE, rows))
+    if bar == LEAST:
+        return count, [None] * len(rows), made, lines, shapes
+    # A row's line here is counted from the block's first: no greater than in the file, so
+    # its key is no greater than there, and a row turned away here is turned away there.
+    listed = [row if _order(_shown(row[4]), name, row[0], row[1]) < bar else None for row in rows]
+    return count, listed, made, lines, shapes
 
 
-def _check_range(path: str, start: int, stop: int) -> _Checked:
+def _check_range(path: str, start: int, stop: int, name: str = "", bar: Key | None = None) -> _Checked:
     """The lines of ``path`` that start in bytes [start, stop) checked (ldids.dumps.serve
     reads a chunk of normalize's so): no block crosses a pipe, only the rows found."""
     from ldids.dumps.serve import _BUFFERS, _read_range
 
-    with _read_range(path, start, stop, _BUFFERS.chunk) as data:
-        return _check_block(data)
+    buffer = _BUFFERS.chunk
+    with _read_range(path, start, stop, buffer) as data:
+        # Counted in the buffer the range was read into, from its start: not in a copy.
+        return _check_block(data, name, bar, buffer.count(b"\n", 0, len(data)))
 
 
 #: Does ``hash()`` give what it gives in the process that adds the rows up? In that process,
@@ -254,7 +272,7 @@ def _check_range(path: str, start: int, stop: int) -> _Checked:
 _SAME_KEY = True
 
 
-def _digests(rows: list[_Row]) -> list[int]:
+def _digests(rows: Sequence[_Row]) -> list[int]:
     """What tells each result from another, as SHACL's results graph does, in 64 bits (the
     set of those seen is the largest store of a run: a tuple of its terms takes some 300):
     Python's hash of the tuple of the terms in N-Triples, with rdflib's form of a literal of
@@ -321,33 +339,46 @@ class Streamed:
     def add(
         self,
         count: int,
-        rows: list[_Row],
+        rows: Sequence[_Row | None],
         name: str,
         *,
         lines_before: int = 0,
         lines: bool = True,
         digests: list[int] | None = None,
+        shapes: list[Node] | None = None,
     ) -> None:
         """The ``count`` statements of a block of the file ``name`` and what was found in them,
         their lines shifted by ``lines_before`` (or none said: ``lines`` false); their
-        :func:`_digests` if the process that made them made those too."""
+        :func:`_digests` if the process that made them made those too, and each one's shape
+        where the rows this run turns away were left out (None in their place)."""
         self.statements += count
         if not rows:
             return
         verdict = self.verdict
-        flags = self.seen.insert(_digests(rows) if digests is None else digests)
+        if shapes is None:  # every row is here
+            whole = cast("Sequence[_Row]", rows)
+            digests, shapes = _digests(whole) if digests is None else digests, list(map(_SHAPE, whole))
+        assert digests is not None, "the rows left out were hashed where they were made"
+        flags = self.seen.insert(digests)
         if not flags.count(1):
             return
         verdict.conforms = False  # any result, of any severity (SHACL §3.6.1)
-        new = list(itertools.compress(rows, flags))
+        new = list(itertools.compress(shapes, flags))
         # Counted by the identity of the shape's node (the rows of a block share it), in C.
-        for shape, number in Counter(map(id, map(_SHAPE, new))).items():
-            verdict.counts[_shown(next(row[4] for row in new if id(row[4]) == shape))] += number
+        nodes = dict(zip(map(id, new), new, strict=True))
+        for shape, number in Counter(map(id, new)).items():
+            verdict.counts[_shown(nodes[shape])] += number
         if self._kept.limit != 0:
             offer = self._kept.offer
-            for row in new:
-                at = lines_before + row[0] if lines else None
-                offer(_order(_shown(row[4]), name, at, row[1]), (row, name, at))
+            for row in itertools.compress(rows, flags):
+                if row is not None:
+                    at = lines_before + row[0] if lines else None
+                    offer(_order(_shown(row[4]), name, at, row[1]), (row, name, at))
+
+    @property
+    def bar(self) -> Key | None:
+        """A result whose key (:func:`_order`) is as great as this or greater is not listed."""
+        return self._kept.bar
 
     def results(self) -> Iterator[Violation]:
         """The results kept, by shape, file, line and focus, made one at a time: a report of
@@ -427,17 +458,25 @@ def _transferred(shapes: Graph) -> str:
 
 
 def _tasks(
-    path: str, stack: ExitStack, block_size: int, parsed: Parsed | None, pool: Pool | None, workers: _Workers | None
+    path: str,
+    stack: ExitStack,
+    block_size: int,
+    parsed: Parsed | None,
+    pool: Pool | None,
+    workers: _Workers | None,
+    bar: Callable[[], Key | None],
 ) -> Iterator[object]:
     """Each block of ``path`` to check (in this process, without ``pool``: a call) or being
     checked by a worker: a plain N-Triples/N-Quads file is handed over as byte ranges, each
     worker reading the lines that start in its own (:func:`_check_range`); other input is
-    read here and handed over in blocks. A result is (statements, rows, digests, lines), the
-    rows' lines counted from the block's first."""
+    read here and handed over in blocks. A result is :data:`_Checked`, the rows' lines
+    counted from the block's first; a worker leaves out the rows the report turns away by
+    ``bar()`` as it is when the task is given."""
+    name = "<stdin>" if path == "-" else path
     if workers is not None and _ranged(path, parsed):
         size = os.path.getsize(path)
         for start in range(0, size, block_size):
-            yield workers.submit(_check_range, path, start, min(start + block_size, size))
+            yield workers.submit(_check_range, path, start, min(start + block_size, size), name, bar())
         return
     stream, _, _ = stack.enter_context(open_input(path))
     if parsed is not None:
@@ -447,7 +486,12 @@ def _tasks(
         stack.callback(stream.close)  # a parse or check in a process of its own ends with the run
     for data, _ in blocks(stream, block_size, numbered=False):
         # In this process, checked when taken, where its lines are known.
-        yield functools.partial(_check_block, data) if pool is None else pool.apply_async(_check_block, (data,))
+        # A parsed document's results are listed with no line (_check_block keys them by theirs).
+        wanted = None if parsed is not None and path in parsed.formats else bar()
+        if pool is None:
+            yield functools.partial(_check_block, data)
+        else:
+            yield pool.apply_async(_check_block, (data, name, wanted))
 
 
 def _context() -> multiprocessing.context.ForkContext | multiprocessing.context.SpawnContext:
@@ -467,9 +511,11 @@ class _Failed:
 
 class _Workers:
     """Worker processes for a streamed validation, each fed through a pipe of its own and
-    read in this process's one thread. A task goes to the worker with the fewest waiting;
-    a worker answers its tasks in the order they came, and they are taken in the order they
-    were given, so the oldest task's answer is the next on its worker's pipe. (A
+    read in this process's one thread. A task goes to the worker with the fewest waiting, of
+    those the next in turn (ties given to the first every time left it two tasks in three,
+    and the other idle for a third of the run); a worker answers its tasks in the order they
+    came, and they are taken in the order they were given, so the oldest task's answer is
+    the next on its worker's pipe. (A
     ``multiprocessing.Pool`` hands tasks and results over in threads of this process, which
     then wait for the interpreter's lock while this one adds up: a fifth of a run's CPU.)
     Tasks are byte ranges of a file, a few bytes each: neither side waits to write."""
@@ -479,6 +525,7 @@ class _Workers:
         self._connections: list[Connection] = []
         self._processes: list[BaseProcess] = []
         self._waiting: list[int] = []
+        self._turn = 0
         for _ in range(count):
             here, there = context.Pipe()
             process = context.Process(target=_serve, args=(there, shapes), daemon=True)
@@ -490,7 +537,9 @@ class _Workers:
 
     def submit(self, function: Callable[..., _Checked], *args: object) -> Callable[[], _Checked]:
         """Gives the task to a worker; what takes its result (in the order given)."""
-        worker = min(range(len(self._waiting)), key=self._waiting.__getitem__)
+        count = len(self._waiting)
+        worker = min(range(self._turn, self._turn + count), key=lambda at: self._waiting[at % count]) % count
+        self._turn = (worker + 1) % count
         # Counted before it is sent: a Ctrl-C raised once the bytes are written (Python runs
         # its handler between two steps of send) must not leave a busy worker counted idle.
         self._waiting[worker] += 1
@@ -617,7 +666,7 @@ def validate_dump(
             # before it in the file (known once the blocks before it are taken).
             window: deque[object] = deque()
             lines_before = 0
-            for task in _tasks(path, stack, block_size, parsed, pool, team):
+            for task in _tasks(path, stack, block_size, parsed, pool, team, lambda: run.bar):
                 check_stop()  # a Ctrl-C whose exception a finalizer dropped stops the run here
                 window.append(task)
                 while window and (len(window) > 2 * workers or workers == 1):
@@ -663,8 +712,8 @@ def _take(run: Streamed, task: object, name: str, lines: bool, lines_before: int
     except InputError as error:
         at = None if not lines or error.line is None else lines_before + error.line
         raise InputError(error.message, source=name, line=at) from error
-    count, rows, made, block_lines = checked
-    run.add(count, rows, name, lines_before=lines_before, lines=lines, digests=made)
+    count, rows, made, block_lines, shapes = checked
+    run.add(count, rows, name, lines_before=lines_before, lines=lines, digests=made, shapes=shapes)
     return lines_before + block_lines
 
 
