@@ -83,6 +83,9 @@ def main() -> int:
         ],
         # Every result listed: kept in sorted runs on disk and written as they are merged.
         "validate dump, --all": [ldids, "validate", str(dump), "-w", workers, "-f", "json", "--all"],
+        # As a user runs it: the first 20 results listed (the workers send the rows of the
+        # others no more once the report holds its 20: their digests and shapes count them).
+        "validate dump": [ldids, "validate", str(dump), "-w", workers, "-f", "json"],
         # Counted, none listed, so none kept: the memory of the streamed checks alone.
         "validate, counts only": [ldids, "validate", str(dump), "-w", workers, "-f", "json", "--limit", "0"],
         "validate normalized": [ldids, "validate", str(normalized), "-w", workers, "-f", "json", "--limit", "0"],

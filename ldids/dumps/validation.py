@@ -247,8 +247,15 @@ def _check_block(data: BytesLike, name: str = "", bar: Key | None = None, lines:
     if bar == LEAST:
         return count, [None] * len(rows), made, lines, shapes
     # A row's line here is counted from the block's first: no greater than in the file, so
-    # its key is no greater than there, and a row turned away here is turned away there.
-    listed = [row if _order(_shown(row[4]), name, row[0], row[1]) < bar else None for row in rows]
+    # its key is no greater than there, and a row turned away here is turned away there. The
+    # key's head (shape, file) is compared once a shape: its line and focus only where the
+    # head is the bar's.
+    head, tail = bar[:2], bar[2:]
+    distinct = dict(zip(map(id, shapes), shapes, strict=True))
+    side = {at: (head < key) - (key < head) for at, shape in distinct.items() for key in ((_shown(shape), name),)}
+    listed = [
+        None if (after := side[id(row[4])]) > 0 or (after == 0 and (row[0], row[1]) >= tail) else row for row in rows
+    ]
     return count, listed, made, lines, shapes
 
 
