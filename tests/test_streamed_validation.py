@@ -223,7 +223,12 @@ def test_a_result_listed_from_late_in_the_file_crosses_from_its_worker(tmp_path:
     assert [v.line for v in streamed.verdict.violations[1:]] == [1, 2]
 
 
-def test_a_worker_sends_the_rows_before_the_bar_and_the_shape_of_each(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("at", [0.05, 0.5, 0.95])
+def test_a_worker_sends_the_rows_before_the_bar_and_the_shape_of_each(
+    monkeypatch: pytest.MonkeyPatch, at: float
+) -> None:
+    # A bar early in the report's order (no shape before the bar's: the rows past its line
+    # are cut off at once), in the middle, and late.
     block = _distinct(12, 300).encode()
     shapes_ = shapes_graph()
 
@@ -238,7 +243,7 @@ def test_a_worker_sends_the_rows_before_the_bar_and_the_shape_of_each(monkeypatc
     assert digests is not None
     assert lines == 300
     keys = sorted(validation._order(str(row[4]), "d.nt", row[0], row[1]) for row in rows if row is not None)
-    bar = keys[len(keys) // 2]
+    bar = keys[int(len(keys) * at)]
     left = check("d.nt", bar)
     assert (left[0], left[2], left[3]) == (count, digests, lines)
     assert left[4] == [row[4] for row in rows if row is not None]
@@ -247,6 +252,24 @@ def test_a_worker_sends_the_rows_before_the_bar_and_the_shape_of_each(monkeypatc
     ]
     assert left[1].count(None) == sum(key >= bar for key in keys) > 0
     assert check("d.nt", LEAST)[1] == [None] * len(rows)
+
+
+def test_a_worker_sends_a_row_on_the_bar_s_line_whose_focus_comes_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two results of the shape listed first on one line: the bar the second, the first is
+    # before it and is sent; later lines are not, nor results of shapes listed after.
+    lines = [
+        f"<http://example.org/a> {DC} <oai:bad> .",
+        "<https://hdl.handle.net/1765/1> <http://example.org/p> <https://hdl.handle.net/1765/2> .",
+        "<https://hdl.handle.net/1765/3> <http://example.org/p> <https://hdl.handle.net/1765/4> .",
+    ]
+    monkeypatch.setattr(validation, "_PLAN", plan(shapes_graph()))
+    canonical = f"{SHAPES}CanonicalIdentifier"
+    bar = (canonical, "d.nt", 2, "<https://hdl.handle.net/1765/2>")
+    _, rows, _, _, shapes = validation._check_block(("\n".join(lines) + "\n").encode(), "d.nt", bar)
+    sent = [(row[0], row[1], str(row[4])) for row in rows if row is not None]
+    assert sent == [(1, "<oai:bad>", canonical), (2, "<https://hdl.handle.net/1765/1>", canonical)]
+    assert shapes is not None
+    assert len(rows) == len(shapes) == 6  # and the OAI identifier's syntax, on line 1
 
 
 def test_tasks_are_given_to_the_workers_in_turn() -> None:

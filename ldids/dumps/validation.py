@@ -14,6 +14,7 @@ the results seen, as SHACL reports a result once however many statements give it
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import ctypes
 import functools
@@ -71,6 +72,7 @@ _PLAN: Plan | None = None
 # times faster than an rdflib or pyoxigraph term, and most results are counted, not listed.
 _Row = tuple[int, str, "Node | None", str, Node, URIRef, str, URIRef, "str | None"]
 _SHAPE = itemgetter(4)
+_LINE = itemgetter(0)
 
 
 def check_statements(
@@ -150,7 +152,11 @@ def _check(checks: Plan, data: BytesLike, first_line: int, *, written: bool = Fa
     every = found + rows
     digests = None
     if hashed:
-        digests = [_digests([row])[0] if digest is None else digest for row, digest in zip(found, made, strict=True)]
+        digests = (
+            [_digests([row])[0] if digest is None else digest for row, digest in zip(found, made, strict=True)]
+            if None in made
+            else made
+        )
         digests += _digests(rows)
     if found and rows:
         order = sorted(range(len(every)), key=lambda index: every[index][0])
@@ -253,9 +259,14 @@ def _check_block(data: BytesLike, name: str = "", bar: Key | None = None, lines:
     head, tail = bar[:2], bar[2:]
     distinct = dict(zip(map(id, shapes), shapes, strict=True))
     side = {at: (head < key) - (key < head) for at, shape in distinct.items() for key in ((_shown(shape), name),)}
+    # Where no shape comes before the bar's, a row past the bar's line is turned away: the
+    # rows are in the order of their lines, and only those up to it are looked at.
+    cut = len(rows) if min(side.values()) < 0 else bisect.bisect_right(rows, tail[0], key=_LINE)
     listed = [
-        None if (after := side[id(row[4])]) > 0 or (after == 0 and (row[0], row[1]) >= tail) else row for row in rows
+        None if (after := side[id(row[4])]) > 0 or (after == 0 and (row[0], row[1]) >= tail) else row
+        for row in itertools.islice(rows, cut)
     ]
+    listed += itertools.repeat(None, len(rows) - cut)
     return count, listed, made, lines, shapes
 
 
