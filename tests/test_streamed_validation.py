@@ -193,25 +193,37 @@ def _distinct(seed: int, count: int) -> str:
 def test_workers_leave_out_only_rows_the_report_turns_away(tmp_path: Path, limit: int | None) -> None:
     # The rows of results past the report's bar stay in the worker: the counts, the results
     # listed and their lines are those of one process, whatever the limit.
-    data = tmp_path / "d.nt"
+    # Read as byte ranges by the workers, and (compressed) read here and handed over in blocks.
+    import gzip
+
+    data, packed = tmp_path / "d.nt", tmp_path / "d.nt.gz"
     data.write_text(_distinct(11, 8000), encoding="utf-8")
+    packed.write_bytes(gzip.compress(data.read_bytes()))
     shapes = shapes_graph()
     one = validate_dump([str(data)], shapes, max_results=limit)
     assert sum(one.verdict.counts.values()) > 2 * (limit or 0) + 256  # past the bound: the bar comes down
-    for workers in (2, 3):
-        streamed = validate_dump([str(data)], shapes, workers=workers, block_size=2048, max_results=limit)
-        assert streamed.verdict.counts == one.verdict.counts
-        assert _report(streamed) == _report(one)
+    for path in (data, packed):
+        for workers in (2, 3):
+            streamed = validate_dump([str(path)], shapes, workers=workers, block_size=2048, max_results=limit)
+            assert streamed.verdict.counts == one.verdict.counts
+            assert [(v.file, *row) for v, row in zip(streamed.verdict.violations, _report(streamed), strict=True)] == [
+                (str(path), *row) for row in _report(one)
+            ]
 
 
+@pytest.mark.parametrize("compressed", [False, True], ids=["ranges", "blocks"])
 @pytest.mark.parametrize("workers", [2, 3])
-def test_a_result_listed_from_late_in_the_file_crosses_from_its_worker(tmp_path: Path, workers: int) -> None:
+def test_a_result_listed_from_late_in_the_file_crosses_from_its_worker(
+    tmp_path: Path, workers: int, compressed: bool
+) -> None:
     # Thousands of results of the shape listed last, then one of the shape listed first, on
     # the last line: given after the bar came down, its row is before the bar, and is sent.
     lines = [f'<http://example.org/s{n}> {SAME_AS} "a literal" .' for n in range(6000)]
     lines.append(f"<http://example.org/late> {DC} <https://hdl.handle.net/1765/315> .")
-    data = tmp_path / "d.nt"
-    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    import gzip
+
+    data = tmp_path / ("d.nt.gz" if compressed else "d.nt")
+    data.write_bytes((gzip.compress if compressed else bytes)(("\n".join(lines) + "\n").encode()))
     streamed = validate_dump([str(data)], shapes_graph(), workers=workers, block_size=4096, max_results=3)
     assert streamed.verdict.counts[f"{SHAPES}CanonicalIdentifier"] == 1
     first = streamed.verdict.violations[0]
