@@ -477,6 +477,7 @@ def _transferred(shapes: Graph) -> str:
 
 def _tasks(
     path: str,
+    name: str,
     stack: ExitStack,
     block_size: int,
     parsed: Parsed | None,
@@ -488,9 +489,8 @@ def _tasks(
     checked by a worker: a plain N-Triples/N-Quads file is handed over as byte ranges, each
     worker reading the lines that start in its own (:func:`_check_range`); other input is
     read here and handed over in blocks. A result is :data:`_Checked`, the rows' lines
-    counted from the block's first; a worker leaves out the rows the report turns away by
-    ``bar()`` as it is when the task is given."""
-    name = "<stdin>" if path == "-" else path
+    counted from the block's first; a worker leaves out the rows the report of ``name``
+    turns away by ``bar()`` as it is when the task is given."""
     if workers is not None and _ranged(path, parsed):
         size = os.path.getsize(path)
         for start in range(0, size, block_size):
@@ -684,7 +684,7 @@ def validate_dump(
             # before it in the file (known once the blocks before it are taken).
             window: deque[object] = deque()
             lines_before = 0
-            for task in _tasks(path, stack, block_size, parsed, pool, team, lambda: run.bar):
+            for task in _tasks(path, name, stack, block_size, parsed, pool, team, lambda: run.bar):
                 check_stop()  # a Ctrl-C whose exception a finalizer dropped stops the run here
                 window.append(task)
                 while window and (len(window) > 2 * workers or workers == 1):
