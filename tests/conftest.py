@@ -34,6 +34,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # the processes they start read it too.
     os.environ["LDIDS_CACHE_DIR"] = _CACHE
     os.environ.pop("LDIDS_NO_CACHE", None)
+    # `python -m ldids` and `python -c ...` started from the repository run the ldids that is
+    # installed, as a user's do, not the source tree in the folder they start in: in a fresh
+    # clone that has no compiled extension (pip builds it into site-packages), so CI's
+    # commands took the pure-Python path (LDIDS_PURE_PYTHON chooses that one where a test means it).
+    os.environ["PYTHONSAFEPATH"] = "1"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
