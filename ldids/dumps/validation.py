@@ -25,7 +25,7 @@ import os
 import signal
 import sys
 from collections import Counter, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from multiprocessing.pool import AsyncResult, Pool
@@ -248,7 +248,7 @@ def _check_block(data: BytesLike, name: str = "", bar: Key | None = None, lines:
     if lines is None:
         lines = bytes(data).count(b"\n")
     if bar is None or made is None or not rows:  # spawned: the rows are hashed where added
-        return count, list(rows), made, lines, None
+        return count, cast("list[_Row | None]", rows), made, lines, None
     shapes = list(map(_SHAPE, rows))
     if bar == LEAST:
         return count, [None] * len(rows), made, lines, shapes
@@ -373,15 +373,16 @@ class Streamed:
         if not rows:
             return
         verdict = self.verdict
-        if shapes is None:  # every row is here
+        of: Iterable[Node] | None = shapes
+        if of is None:  # every row is here
             whole = cast("Sequence[_Row]", rows)
-            digests, shapes = _digests(whole) if digests is None else digests, list(map(_SHAPE, whole))
+            digests, of = _digests(whole) if digests is None else digests, map(_SHAPE, whole)
         assert digests is not None, "the rows left out were hashed where they were made"
         flags = self.seen.insert(digests)
         if not flags.count(1):
             return
         verdict.conforms = False  # any result, of any severity (SHACL §3.6.1)
-        new = list(itertools.compress(shapes, flags))
+        new = list(itertools.compress(of, flags))
         # Counted by the identity of the shape's node (the rows of a block share it), in C.
         nodes = dict(zip(map(id, new), new, strict=True))
         for shape, number in Counter(map(id, new)).items():
@@ -504,11 +505,11 @@ def _tasks(
         stack.callback(stream.close)  # a parse or check in a process of its own ends with the run
     for data, _ in blocks(stream, block_size, numbered=False):
         # In this process, checked when taken, where its lines are known.
-        # A parsed document's results are listed with no line (_check_block keys them by theirs).
-        wanted = None if parsed is not None and path in parsed.formats else bar()
         if pool is None:
             yield functools.partial(_check_block, data)
         else:
+            # A parsed document's results are listed with no line (_check_block keys them by theirs).
+            wanted = None if parsed is not None and path in parsed.formats else bar()
             yield pool.apply_async(_check_block, (data, name, wanted))
 
 
