@@ -339,3 +339,42 @@ def test_a_local_run_imports_neither_distributed_nor_rdflib(tmp_path: Path) -> N
     parts = sorted((tmp_path / "out").glob("part-*.nt"))
     assert b"".join(part.read_bytes() for part in parts) == statements
     assert (tmp_path / "out" / "links.nt").read_bytes() == links
+
+
+def test_partitions_and_links_are_written_behind(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A task's partition and a range of links are output, written out and dropped from the
+    page cache as they grow, as the single process does with its output (WriteBehind): the
+    advice is recorded by the forked workers into a file, as they cannot hand it back."""
+    import os
+
+    from ldids.rdf.files import WriteBehind
+
+    source = tmp_path / "dump.nt"
+    benchmark_dump("distinct", source, 3000)
+    settings = Settings(Config())
+    statements, links, _, _ = single_run([source], settings, tmp_path / "single")
+    log = tmp_path / "advice.log"
+    fadvise = os.posix_fadvise
+
+    def recorded(descriptor: int, offset: int, length: int, advice: int) -> None:
+        with log.open("a") as out:
+            out.write(f"{Path(os.readlink(f'/proc/self/fd/{descriptor}')).name} {offset} {length} {advice}\n")
+        fadvise(descriptor, offset, length, advice)
+
+    monkeypatch.setattr(os, "posix_fadvise", recorded)
+    monkeypatch.setattr(WriteBehind, "STEP", 1000)
+    folder = tmp_path / "dask"
+    normalize_on_dask([str(source)], str(folder), settings, workers=2, blocksize=20_000)
+    parts = sorted(folder.glob("part-*.nt"))
+    assert b"".join(part.read_bytes() for part in parts) == statements
+    assert (folder / "links.nt").read_bytes() == links
+    advice: dict[str, list[int]] = {}
+    for line in log.read_text().splitlines():
+        name, offset, length, kind = line.split()
+        assert (int(offset), int(kind)) == (0, os.POSIX_FADV_DONTNEED)
+        advice.setdefault(name, []).append(int(length))
+    assert {part.name for part in parts} <= set(advice)  # every partition
+    assert any(name.startswith(".range-") for name in advice)  # and the links
+    for name, lengths in advice.items():
+        assert lengths == sorted(lengths), name
+        assert lengths[0] >= 1000, name

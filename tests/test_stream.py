@@ -32,6 +32,7 @@ from ldids.errors import InputError
 from ldids.passes import graph as passes
 from ldids.passes.config import Config
 from ldids.rdf import io as rdfio
+from ldids.rdf.files import WriteBehind
 
 FIXTURES = Path(__file__).parent / "fixtures" / "passes"
 
@@ -345,7 +346,7 @@ def test_the_output_is_written_behind_in_order(workers: int, tmp_path: Path, mon
         fadvise(descriptor, offset, length, advice)
 
     monkeypatch.setattr(os, "posix_fadvise", recorded)
-    monkeypatch.setattr(dumps._WriteBehind, "STEP", 1000)
+    monkeypatch.setattr(WriteBehind, "STEP", 1000)
     behind = tmp_path / "behind.nt"
     normalize_dump([str(source)], str(behind), Settings(Config()), workers=workers, block_size=4096)
     assert behind.read_bytes() == plain.read_bytes()
@@ -369,7 +370,7 @@ def test_a_file_system_that_refuses_the_advice_gets_the_output_all_the_same(
         raise OSError(22, "Invalid argument")
 
     monkeypatch.setattr(os, "posix_fadvise", refused, raising=False)
-    monkeypatch.setattr(dumps._WriteBehind, "STEP", 1000)
+    monkeypatch.setattr(WriteBehind, "STEP", 1000)
     out = tmp_path / "out.nt"
     normalize_dump([str(source)], str(out), Settings(Config()), block_size=4096)
     assert out.read_bytes() == plain.read_bytes()
@@ -377,10 +378,10 @@ def test_a_file_system_that_refuses_the_advice_gets_the_output_all_the_same(
 
 
 def test_nothing_is_written_behind_a_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dumps._WriteBehind, "STEP", 1)
+    monkeypatch.setattr(WriteBehind, "STEP", 1)
     reading, writing = os.pipe()
     with open(reading, "rb") as source, open(writing, "wb") as sink:
-        behind = dumps._WriteBehind(sink)
+        behind = WriteBehind(sink)
         sink.write(b"x" * 100)
         sink.flush()
         behind.advance()  # a pipe has no pages to write out: no error either

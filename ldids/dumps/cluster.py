@@ -48,6 +48,7 @@ from ldids.dumps.sorting import SortedUnique, _merged
 from ldids.dumps.stream import BadLine, BlockResult, Settings, new_run, process_block, shared_decisions
 from ldids.errors import InputError
 from ldids.rdf.compression import compression_of
+from ldids.rdf.files import WriteBehind
 
 __all__ = ["normalize_on_dask"]
 
@@ -149,9 +150,11 @@ def _run_task(task: _Task, settings: Settings, folder: str, suffix: str) -> _Par
             raw = stack.enter_context(compression.reader(raw, task.path))
         source = _Range(raw, task.start, task.stop)
         out = stack.enter_context(Path(folder, f"part-{task.index:05d}{suffix}").open("wb"))
+        behind = WriteBehind(out)  # a partition is output, written out as it grows, as the single process's
         for data, first in blocks(source, BLOCK_SIZE):
             result = process_block(data, first, settings, into=buffer)
             out.write(result.output)
+            behind.advance()
             _add(total, result)
             found["links"].add_all(result.links)
             found["same-as"].add_all(result.same_as)

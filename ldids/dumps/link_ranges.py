@@ -30,7 +30,7 @@ from typing import IO
 
 from ldids.dumps import sorting
 from ldids.dumps.sorting import SortedUnique, _merged
-from ldids.rdf.files import scratch_file
+from ldids.rdf.files import WriteBehind, scratch_file
 
 __all__ = ["CHUNK", "INDEX_EVERY", "Sorted", "boundaries", "merge_range", "new_links", "write_sorted"]
 
@@ -195,13 +195,16 @@ def merge_range(found: list[Sorted], present: list[Sorted], lower: bytes | None,
         links = _batches([run for file in found for run in _runs(stack, file, lower, upper)], upper)
         held = [run for file in present for run in _runs(stack, file, lower, upper)]
         with open(out, "wb") as stream:
+            behind = WriteBehind(stream)  # a range is output: written out as it grows
             if not held:  # written as merged, never split into lines
                 for data, number in links:
                     stream.write(data)
+                    behind.advance()
                     count += number
                 return count
             for batch in _less((data.split(b"\n")[:-1] for data, _ in links), held, upper):
                 stream.write(b"\n".join(batch) + b"\n")
+                behind.advance()
                 count += len(batch)
     return count
 

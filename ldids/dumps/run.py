@@ -9,7 +9,7 @@ files without a name when that cannot be). Results are taken in input order and 
 outputs written, with a bounded number of chunks in flight, so memory and the temporary
 disk space stay bounded whatever the input size. Line numbers come back local to their chunk
 and are made absolute here. Each process writes its blocks' outputs into buffers it
-keeps, and the output file is written out to disk as it grows (:class:`_WriteBehind`).
+keeps, and the output file is written out to disk as it grows (:class:`WriteBehind`).
 The worker processes are in :mod:`ldids.dumps.pool`, what any process does with a chunk in
 :mod:`ldids.dumps.serve`.
 
@@ -25,7 +25,6 @@ import csv
 import io
 import itertools
 import os
-import stat
 import sys
 import time
 from collections import Counter, deque
@@ -52,7 +51,7 @@ from ldids.dumps.stream import (
 from ldids.errors import InputError, PieceError, check_stop
 from ldids.passes.summary import Summary
 from ldids.rdf.compression import compression_of, plain_name
-from ldids.rdf.files import InputStream, atomic_output, open_input
+from ldids.rdf.files import InputStream, WriteBehind, atomic_output, open_input
 
 if TYPE_CHECKING:
     from ldids.dumps.validation import Streamed
@@ -264,49 +263,6 @@ def _take(pool: _Pool, window: deque[_Task]) -> tuple[BlockResult, BytesLike | _
     return result, output, end
 
 
-class _WriteBehind:
-    """Has the kernel write a growing output file to disk every few MiB, and drop the pages
-    it has written from the page cache.
-
-    Left to itself, the kernel keeps a dump's output in memory until it must write it:
-    ext4 writes a file out when it is renamed over another one, so a run would end with
-    all of it written at once, its workers idle (0.05-0.1 s per 100 MB here). Written
-    behind, the output goes to disk while the run works, and the written pages leave the
-    page cache, as a streamed dump's output should (POSIX_FADV_DONTNEED; on Linux it
-    starts the write-back of dirty pages and drops the pages already written back).
-
-    The advice covers the whole file written so far, not the last few MiB alone: pages
-    still dirty when they are advised stay, and are dropped by a later call once written
-    back. Dropped promptly, the same few MiB of memory take the output's next pages; kept,
-    every write takes pages the process never touched, and the kernel's copy into them was
-    a third of a run's time (1.1 GB of output: 2.3-2.7 s of system time against 0.4-0.5 s
-    when the earlier pages are dropped, on this 2-core VM). Advice over pages already
-    dropped finds none, at little cost."""
-
-    STEP = 8 << 20
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self._descriptor: int | None = None
-        self._done = 0
-        try:
-            descriptor = stream.fileno()
-            if hasattr(os, "posix_fadvise") and stat.S_ISREG(os.fstat(descriptor).st_mode):
-                self._descriptor = descriptor
-        except (OSError, ValueError):  # no descriptor (io.UnsupportedOperation is both): nothing to do
-            pass
-
-    def advance(self) -> None:
-        if self._descriptor is None:
-            return
-        end = os.lseek(self._descriptor, 0, os.SEEK_CUR)
-        if end - self._done >= self.STEP:
-            try:
-                os.posix_fadvise(self._descriptor, 0, end, os.POSIX_FADV_DONTNEED)
-            except OSError:  # advice a file system does not take: the output is written all the same
-                self._descriptor = None
-            self._done = end
-
-
 def link_rows(lines: Iterator[str], rows: SortedUnique, batch: int = 10_000) -> Iterator[str]:
     """The new links, passed through as they are written, each also added to the crosswalk
     ``rows``: a link the data held already is in neither."""
@@ -382,7 +338,7 @@ def normalize_dump(
             stack.callback(pool.close)
         out = stack.enter_context(atomic_output(output))  # compressed as its name says
         plain = out if compression_of(output) is None else None
-        behind = _WriteBehind(out)
+        behind = WriteBehind(out)
         errors: IO[bytes] | None = None
         for path in inputs:
             name = "<stdin>" if path == "-" else path
@@ -478,7 +434,7 @@ def normalize_dump(
             # Renamed into place with the output (and the crosswalk) when the stack closes:
             # an error until then leaves none of them.
             sink = stack.enter_context(atomic_output(links))
-            sink_behind = _WriteBehind(sink)
+            sink_behind = WriteBehind(sink)
             if halves is not None:
                 sink_plain = sink if compression_of(links) is None else None
                 summary.links = _write_halves(sink, sink_plain, halves, pool, sink_behind.advance)
@@ -501,7 +457,7 @@ def _write_lines(
     sink: _Sink,
     lines: Iterator[str] | SortedUnique,
     check: Callable[[bytes, int], None] | None = None,
-    behind: _WriteBehind | None = None,
+    behind: WriteBehind | None = None,
 ) -> int:
     """Write lines in batches (one write per line costs more than making the line), each
     batch handed to ``check`` too with the lines before it; their count."""
