@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ldids.resources import shapes_graph
-from ldids.shacl.dfa import UnsupportedError, search
+from ldids.shacl.dfa import END, UnsupportedError, search
 from ldids.shacl.pyregex import to_python
 from ldids.shacl.streamed import plan
 from ldids.shacl.value import pattern_of
@@ -116,3 +116,26 @@ def test_packed_tables_are_the_automaton(regex: re.Pattern[str]) -> None:
         row = [automaton.table[state * 257 + symbol] for symbol in range(257)]
         assert [rows[state * width + of[symbol]] for symbol in range(257)] == [target * width for target in row]
         assert rows[state * width + width - 1] == automaton.accepting[state] | 2 * (set(row) == {state})
+
+
+@pytest.mark.parametrize("regex", SHAPES, ids=lambda regex: regex.pattern[:40])
+def test_the_automata_are_minimal(regex: re.Pattern[str]) -> None:
+    """No two states accept the same texts (Moore's refinement left none to merge), told by
+    the pairs a symbol leads to pairs already told apart, from those one of which accepts
+    the end marker: the number of states is the least for the language."""
+    automaton = search(regex)
+    table, states = automaton.table, range(len(automaton.accepting))
+    ends = [automaton.accepting[table[state * 257 + END]] for state in states]
+    apart = {(p, q) for p in states for q in states if ends[p] != ends[q]}
+    while True:
+        more = {
+            (p, q)
+            for p in states
+            for q in states
+            if (p, q) not in apart
+            and any((table[p * 257 + symbol], table[q * 257 + symbol]) in apart for symbol in range(256))
+        }
+        if not more:
+            break
+        apart |= more
+    assert all((p, q) in apart for p in states for q in states if p != q)

@@ -3354,8 +3354,9 @@ static Py_ssize_t characters(const unsigned char *text, Py_ssize_t length) {
 typedef struct {
     const uint16_t *class_of; /* the class of each of the 257 symbols */
     const uint32_t *rows;
-    uint32_t flags; /* where a row's flags are: after the end marker's class, the last */
-    int position;   /* the term whose text it reads */
+    uint32_t flags;   /* where a row's flags are: after the end marker's class, the last */
+    uint32_t stop_at; /* the rows from here on are those of states with flag 4 (stopping_rows) */
+    int position;     /* the term whose text it reads */
 } Dfa;
 
 typedef struct {
@@ -3386,6 +3387,45 @@ typedef struct Packed {
  * expression goes on with every byte, and only the end marker leaves it. Made once per
  * table (the tables live as long as the plan: a dict holds both). */
 static PyObject *stopping_tables = NULL;
+
+/* The states renumbered: the start first, then the states without flag 4, then those with it,
+ * so that a run tells a state it may stop at by its row's offset alone (Dfa.stop_at), with no
+ * look-up of its flags on the path from one state to the next. */
+static int stopping_last(uint32_t *rows, size_t size, size_t width) {
+    size_t states = size / width, count = 0;
+    uint32_t *order = PyMem_Malloc(states * sizeof(uint32_t)), *where = PyMem_Malloc(states * sizeof(uint32_t)),
+             *copy = PyMem_Malloc(size * sizeof(uint32_t));
+    if (order == NULL || where == NULL || copy == NULL) {
+        PyMem_Free(order);
+        PyMem_Free(where);
+        PyMem_Free(copy);
+        PyErr_NoMemory();
+        return -1;
+    }
+    order[count++] = 0;
+    for (int stopping = 0; stopping < 2; stopping++) {
+        for (size_t state = 1; state < states; state++) {
+            if (((rows[state * width + width - 1] & 4) != 0) == stopping) {
+                order[count++] = (uint32_t)state;
+            }
+        }
+    }
+    for (size_t state = 0; state < states; state++) {
+        where[order[state]] = (uint32_t)(state * width);
+    }
+    for (size_t state = 0; state < states; state++) {
+        const uint32_t *old = rows + order[state] * width;
+        for (size_t c = 0; c + 1 < width; c++) {
+            copy[state * width + c] = where[old[c] / width]; /* the classes' next rows, the end marker's too */
+        }
+        copy[state * width + width - 1] = old[width - 1]; /* the flags */
+    }
+    memcpy(rows, copy, size * sizeof(uint32_t));
+    PyMem_Free(order);
+    PyMem_Free(where);
+    PyMem_Free(copy);
+    return 0;
+}
 
 static const uint32_t *stopping_rows(PyObject *automaton) {
     PyObject *classes = PyTuple_GET_ITEM(automaton, 0), *table = PyTuple_GET_ITEM(automaton, 1);
@@ -3418,6 +3458,10 @@ static const uint32_t *stopping_rows(PyObject *automaton) {
                 rows[row + end + 1] |= 4 | (rows[rows[row + end] + end + 1] & 1) << 3;
             }
         }
+        if (stopping_last(rows, size, width) < 0) {
+            PyDict_DelItem(stopping_tables, table);
+            return NULL;
+        }
     }
     return (const uint32_t *)PyBytes_AS_STRING(found);
 }
@@ -3427,7 +3471,20 @@ static int dfa_of(Dfa *dfa, PyObject *automaton, int position) {
     dfa->rows = stopping_rows(automaton);
     dfa->flags = (uint32_t)dfa->class_of[256] + 1;
     dfa->position = position;
-    return dfa->rows == NULL ? -1 : 0;
+    if (dfa->rows == NULL) {
+        return -1;
+    }
+    /* The first row past the start's with flag 4 (stopping_last put them last), or none. */
+    PyObject *table = PyTuple_GET_ITEM(automaton, 1);
+    uint32_t width = dfa->flags + 1, size = (uint32_t)(PyBytes_GET_SIZE(table) / sizeof(uint32_t));
+    dfa->stop_at = UINT32_MAX;
+    for (uint32_t row = width; row < size; row += width) {
+        if (dfa->rows[row + dfa->flags] & 4) {
+            dfa->stop_at = row;
+            break;
+        }
+    }
+    return 0;
 }
 
 /* The rules (checked by automata_init) read out, or NULL (an error set). */
@@ -3507,7 +3564,7 @@ static void run_together(Packed *packed, int position, const unsigned char *text
      * assume, change what a Dfa holds). */
     const uint16_t *class_of[TOGETHER];
     const uint32_t *rows[TOGETHER];
-    uint32_t flags[TOGETHER], row[TOGETHER];
+    uint32_t flags[TOGETHER], row[TOGETHER], stop_at[TOGETHER];
     int live[TOGETHER], count = 0;
     for (int d = 0; d <= packed->dfa_count; d++) {
         if (d < packed->dfa_count && !(packed->asked[d] && packed->dfas[d].position == position)) {
@@ -3523,29 +3580,72 @@ static void run_together(Packed *packed, int position, const unsigned char *text
             class_of[count] = dfa->class_of;
             rows[count] = dfa->rows;
             flags[count] = dfa->flags;
+            stop_at[count] = dfa->stop_at;
             live[count] = d;
             row[count++] = 0;
             if (count < TOGETHER) {
                 continue;
             }
         }
-        /* A full set, or the last one: run it. */
-        for (Py_ssize_t i = 0; i < length && count > 0; i++) {
-            unsigned char symbol = text[i];
-            for (int k = 0; k < count;) {
-                uint32_t next = rows[k][row[k] + class_of[k][symbol]];
-                /* Only a state that leads back to itself may be one of those: its flags are
-                 * looked at then, not at every step (the look-up would wait on the step's). */
-                if (next == row[k] && rows[k][next + flags[k]] & 4) {
-                    packed->accepts[live[k]] = rows[k][next + flags[k]] >> 3 & 1;
+        /* A full set, or the last one: run it. Most die within a few bytes (a scheme's
+         * prefix that does not match), and one or two read the rest of the text: those run
+         * with their states in registers, not in the arrays (each step would wait on a store
+         * to them and a load back). */
+        Py_ssize_t i = 0;
+        while (i < length && count > 0) {
+            if (count > 2) {
+                unsigned char symbol = text[i++];
+                for (int k = 0; k < count;) {
+                    uint32_t next = rows[k][row[k] + class_of[k][symbol]];
+                    /* A state that every byte leads back to is told by its row's offset
+                     * (stopping_last): its flags are looked up only then, not at every step. */
+                    if (next >= stop_at[k]) {
+                        packed->accepts[live[k]] = rows[k][next + flags[k]] >> 3 & 1;
+                        count--;
+                        class_of[k] = class_of[count];
+                        rows[k] = rows[count];
+                        flags[k] = flags[count];
+                        stop_at[k] = stop_at[count];
+                        live[k] = live[count];
+                        row[k] = row[count];
+                    } else {
+                        row[k++] = next;
+                    }
+                }
+                continue;
+            }
+            const uint16_t *classes0 = class_of[0], *classes1 = class_of[count - 1];
+            const uint32_t *rows0 = rows[0], *rows1 = rows[count - 1];
+            uint32_t row0 = row[0], row1 = row[count - 1], stop0 = stop_at[0], stop1 = stop_at[count - 1];
+            if (count == 2) {
+                while (i < length) {
+                    unsigned char symbol = text[i++];
+                    row0 = rows0[row0 + classes0[symbol]];
+                    row1 = rows1[row1 + classes1[symbol]];
+                    if (row0 >= stop0 || row1 >= stop1) {
+                        break;
+                    }
+                }
+                row[1] = row1;
+            } else {
+                while (i < length) {
+                    row0 = rows0[row0 + classes0[text[i++]]];
+                    if (row0 >= stop0) {
+                        break;
+                    }
+                }
+            }
+            row[0] = row0;
+            for (int k = count - 1; k >= 0; k--) { /* those that stopped leave, the last first */
+                if (row[k] >= stop_at[k]) {
+                    packed->accepts[live[k]] = rows[k][row[k] + flags[k]] >> 3 & 1;
                     count--;
                     class_of[k] = class_of[count];
                     rows[k] = rows[count];
                     flags[k] = flags[count];
+                    stop_at[k] = stop_at[count];
                     live[k] = live[count];
                     row[k] = row[count];
-                } else {
-                    row[k++] = next;
                 }
             }
         }
