@@ -3553,19 +3553,37 @@ static Packed *packed_init(PyObject *rules) {
 
 #define TOGETHER 32
 
+/* The live automata of run_together, in locals: nothing written during the run may change
+ * them, and the compiler knows it (a write through packed->accepts could, it must assume,
+ * change what a Dfa holds). An array a field: a step reads the same field of each in turn. */
+typedef struct {
+    const uint16_t *class_of[TOGETHER];
+    const uint32_t *rows[TOGETHER];
+    uint32_t flags[TOGETHER], row[TOGETHER], stop_at[TOGETHER];
+    int live[TOGETHER], count;
+} Lanes;
+
+/* The automaton of lane k is in a stopping state: its answer is known (flag 8), and the last
+ * lane takes its place. */
+static inline void lane_stopped(Packed *packed, Lanes *lanes, int k) {
+    packed->accepts[lanes->live[k]] = lanes->rows[k][lanes->row[k] + lanes->flags[k]] >> 3 & 1;
+    int last = --lanes->count;
+    lanes->class_of[k] = lanes->class_of[last];
+    lanes->rows[k] = lanes->rows[last];
+    lanes->flags[k] = lanes->flags[last];
+    lanes->stop_at[k] = lanes->stop_at[last];
+    lanes->live[k] = lanes->live[last];
+    lanes->row[k] = lanes->row[last];
+}
+
 /* Runs the asked Dfas that read ``position`` over the text, together, and says whether each
  * accepts it (flag 1 of the state the end marker leads to): a state's next one hangs on the
  * state before, so one automaton waits for each look-up in its table; several, run byte by
  * byte side by side, wait for theirs at once. One that reaches a state every byte leads back
  * to (flag 4, stopping_rows) has its answer, and stops. */
 static void run_together(Packed *packed, int position, const unsigned char *text, Py_ssize_t length) {
-    /* The live automata's tables and states in locals: nothing written during the run may
-     * change them, and the compiler knows it (a write through packed->accepts could, it must
-     * assume, change what a Dfa holds). */
-    const uint16_t *class_of[TOGETHER];
-    const uint32_t *rows[TOGETHER];
-    uint32_t flags[TOGETHER], row[TOGETHER], stop_at[TOGETHER];
-    int live[TOGETHER], count = 0;
+    Lanes lanes;
+    lanes.count = 0;
     for (int d = 0; d <= packed->dfa_count; d++) {
         if (d < packed->dfa_count && !(packed->asked[d] && packed->dfas[d].position == position)) {
             continue;
@@ -3577,47 +3595,41 @@ static void run_together(Packed *packed, int position, const unsigned char *text
                 packed->accepts[d] = first >> 3 & 1;
                 continue;
             }
-            class_of[count] = dfa->class_of;
-            rows[count] = dfa->rows;
-            flags[count] = dfa->flags;
-            stop_at[count] = dfa->stop_at;
-            live[count] = d;
-            row[count++] = 0;
-            if (count < TOGETHER) {
+            int k = lanes.count++;
+            lanes.class_of[k] = dfa->class_of;
+            lanes.rows[k] = dfa->rows;
+            lanes.flags[k] = dfa->flags;
+            lanes.stop_at[k] = dfa->stop_at;
+            lanes.live[k] = d;
+            lanes.row[k] = 0;
+            if (lanes.count < TOGETHER) {
                 continue;
             }
         }
         /* A full set, or the last one: run it. Most die within a few bytes (a scheme's
          * prefix that does not match), and one or two read the rest of the text: those run
-         * with their states in registers, not in the arrays (each step would wait on a store
-         * to them and a load back). */
+         * with their states in registers, not in the lanes (each step would wait on a store
+         * to them and a load back). A state that every byte leads back to is told by its
+         * row's offset (stopping_last): its flags are looked up only then, not at every step. */
         Py_ssize_t i = 0;
-        while (i < length && count > 0) {
-            if (count > 2) {
+        while (i < length && lanes.count > 0) {
+            if (lanes.count > 2) {
                 unsigned char symbol = text[i++];
-                for (int k = 0; k < count;) {
-                    uint32_t next = rows[k][row[k] + class_of[k][symbol]];
-                    /* A state that every byte leads back to is told by its row's offset
-                     * (stopping_last): its flags are looked up only then, not at every step. */
-                    if (next >= stop_at[k]) {
-                        packed->accepts[live[k]] = rows[k][next + flags[k]] >> 3 & 1;
-                        count--;
-                        class_of[k] = class_of[count];
-                        rows[k] = rows[count];
-                        flags[k] = flags[count];
-                        stop_at[k] = stop_at[count];
-                        live[k] = live[count];
-                        row[k] = row[count];
+                for (int k = 0; k < lanes.count;) {
+                    lanes.row[k] = lanes.rows[k][lanes.row[k] + lanes.class_of[k][symbol]];
+                    if (lanes.row[k] >= lanes.stop_at[k]) {
+                        lane_stopped(packed, &lanes, k);
                     } else {
-                        row[k++] = next;
+                        k++;
                     }
                 }
                 continue;
             }
-            const uint16_t *classes0 = class_of[0], *classes1 = class_of[count - 1];
-            const uint32_t *rows0 = rows[0], *rows1 = rows[count - 1];
-            uint32_t row0 = row[0], row1 = row[count - 1], stop0 = stop_at[0], stop1 = stop_at[count - 1];
-            if (count == 2) {
+            int last = lanes.count - 1;
+            const uint16_t *classes0 = lanes.class_of[0], *classes1 = lanes.class_of[last];
+            const uint32_t *rows0 = lanes.rows[0], *rows1 = lanes.rows[last];
+            uint32_t row0 = lanes.row[0], row1 = lanes.row[last], stop0 = lanes.stop_at[0], stop1 = lanes.stop_at[last];
+            if (lanes.count == 2) {
                 while (i < length) {
                     unsigned char symbol = text[i++];
                     row0 = rows0[row0 + classes0[symbol]];
@@ -3626,7 +3638,7 @@ static void run_together(Packed *packed, int position, const unsigned char *text
                         break;
                     }
                 }
-                row[1] = row1;
+                lanes.row[1] = row1;
             } else {
                 while (i < length) {
                     row0 = rows0[row0 + classes0[text[i++]]];
@@ -3635,24 +3647,18 @@ static void run_together(Packed *packed, int position, const unsigned char *text
                     }
                 }
             }
-            row[0] = row0;
-            for (int k = count - 1; k >= 0; k--) { /* those that stopped leave, the last first */
-                if (row[k] >= stop_at[k]) {
-                    packed->accepts[live[k]] = rows[k][row[k] + flags[k]] >> 3 & 1;
-                    count--;
-                    class_of[k] = class_of[count];
-                    rows[k] = rows[count];
-                    flags[k] = flags[count];
-                    stop_at[k] = stop_at[count];
-                    live[k] = live[count];
-                    row[k] = row[count];
+            lanes.row[0] = row0;
+            for (int k = lanes.count - 1; k >= 0; k--) { /* those that stopped leave, the last first */
+                if (lanes.row[k] >= lanes.stop_at[k]) {
+                    lane_stopped(packed, &lanes, k);
                 }
             }
         }
-        for (int k = 0; k < count; k++) {
-            packed->accepts[live[k]] = rows[k][rows[k][row[k] + class_of[k][256]] + flags[k]] & 1;
+        for (int k = 0; k < lanes.count; k++) {
+            uint32_t end = lanes.rows[k][lanes.row[k] + lanes.class_of[k][256]]; /* the end marker's state */
+            packed->accepts[lanes.live[k]] = lanes.rows[k][end + lanes.flags[k]] & 1;
         }
-        count = 0;
+        lanes.count = 0;
     }
 }
 
