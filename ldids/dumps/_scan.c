@@ -3355,7 +3355,7 @@ typedef struct {
     const uint16_t *class_of; /* the class of each of the 257 symbols */
     const uint32_t *rows;
     uint32_t flags;   /* where a row's flags are: after the end marker's class, the last */
-    uint32_t stop_at; /* the rows from here on are those of states with flag 4 (stopping_rows) */
+    uint32_t stop_at; /* the rows from here on are those of states with flag 4 (stopping_last) */
     int position;     /* the term whose text it reads */
 } Dfa;
 
