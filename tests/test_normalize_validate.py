@@ -11,13 +11,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from rdflib.compare import to_canonical_graph
 
 from ldids.cli import main
+from ldids.dumps import pool, sorting, validation
 from ldids.dumps.run import normalize_dump
 from ldids.dumps.stream import Settings
 from ldids.dumps.validation import Streamed, shipped_checks, validate_dump
 from ldids.passes.config import Config
 from ldids.resources import shapes_graph
+from ldids.shacl.streamed import plan
 
 P = "<http://example.org/p>"
 DC = "<http://purl.org/dc/elements/1.1/identifier>"
@@ -96,6 +99,79 @@ def test_one_pass_gives_the_results_of_reading_the_output_back(tmp_path: Path, w
     assert max(v.line or 0 for v in checks.verdict.violations) > summary.lines_out - 300  # the last blocks too
     if links is not None:
         assert summary.links > 0
+
+
+# A shape the links do not conform to (the shipped shapes hold every link ldids makes): an
+# object of owl:sameAs in the hdl: form, which ldids writes only as a subject (canonical).
+LINK_OBJECTS = """
+@prefix sh: <http://www.w3.org/ns/shacl#> .
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+<urn:test:LinkObjects> a sh:NodeShape ; sh:targetObjectsOf owl:sameAs ;
+    sh:pattern "^hdl:" ; sh:message "a link to another form than hdl:" .
+"""
+
+
+@pytest.mark.skipif(sorting._compiled is None, reason="the halves are merged by the compiled MergedRuns")
+@pytest.mark.parametrize("links", ["inline", "links.nt"])
+def test_links_merged_in_halves_are_checked_as_one_process_checks_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, links: str
+) -> None:
+    """With 2 workers one of them merges the upper half of the links (ldids.dumps.pool):
+    it checks them too, and what it finds is what one process finds, on the same lines."""
+    shapes = shapes_graph()
+    shapes.parse(data=LINK_OBJECTS, format="turtle")
+    monkeypatch.setattr(validation, "_PLAN", None)  # restored after: the next test's plan is the shipped one
+    monkeypatch.setattr(validation, "_shipped_plan", lambda: plan(to_canonical_graph(shapes)))
+    data = tmp_path / "data.nt"
+    # Without links in the data (a run that has them merges its links alone, to leave those out).
+    data.write_text("".join(line + "\n" for line in _dump().splitlines() if SAME_AS not in line))
+    halves: list[int] = []
+
+    def run(workers: int) -> tuple[Streamed, int, list[str]]:
+        folder = tmp_path / str(workers)
+        folder.mkdir()
+        output = folder / "out.nt"
+        where = "inline" if links == "inline" else str(folder / links)
+        checks = shipped_checks()
+        summary = normalize_dump(
+            [str(data)],
+            str(output),
+            Settings(Config()),
+            workers=workers,
+            links=where,
+            block_size=4096,
+            validation=checks,
+        )
+        checks.sort()
+        outputs = [str(output)] + ([] if where == "inline" else [where])
+        read_back = validate_dump(outputs, shapes, block_size=4096)
+        assert _rows(checks) == _rows(read_back)
+        assert checks.statements == read_back.statements == summary.lines_out + summary.links
+        return checks, summary.lines_out, outputs
+
+    alone, before_links, outputs = run(1)
+    in_links = [
+        v
+        for v in alone.verdict.violations
+        if v.shape == "urn:test:LinkObjects"
+        and (v.file == outputs[-1] if links != "inline" else (v.line or 0) > before_links)
+    ]
+    assert len(in_links) > 1000  # nearly every link, in both halves
+    monkeypatch.setattr(pool, "_SPLIT_AT", 0)
+    merged_upper = pool._Pool.merged_upper
+
+    def counted(self: pool._Pool) -> pool._Upper:
+        upper = merged_upper(self)
+        halves.append(upper.checked)
+        return upper
+
+    monkeypatch.setattr(pool._Pool, "merged_upper", counted)
+    both, _, _ = run(2)
+    assert len(halves) == 1
+    assert halves[0] > 500  # the worker checked the upper half
+    assert _rows(both) == [(row[0].replace(f"{tmp_path}/1/", f"{tmp_path}/2/"), *row[1:]) for row in _rows(alone)]
+    assert _counts(both) == _counts(alone)
+    assert both.statements == alone.statements
 
 
 def test_turtle_in_standard_output_out(tmp_path: Path) -> None:

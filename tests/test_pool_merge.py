@@ -123,7 +123,7 @@ def test_a_run_with_its_links_merged_in_halves_writes_what_one_process_writes(
 
     def counted(self: pool._Pool) -> Any:
         upper = merged_upper(self)
-        halves.append(upper[1])
+        halves.append(upper.lines)
         return upper
 
     monkeypatch.setattr(pool._Pool, "merged_upper", counted)

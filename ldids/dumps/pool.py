@@ -23,7 +23,7 @@ import tempfile
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, BinaryIO, NoReturn
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, NoReturn
 
 from ldids.dumps.serve import (
     DEPTH,
@@ -34,6 +34,7 @@ from ldids.dumps.serve import (
     _receive_file,
     _send_file,
     _serve,
+    read_found,
 )
 from ldids.dumps.signals import held
 from ldids.dumps.sorting import SortedUnique, split_point
@@ -46,6 +47,23 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
+
+
+@dataclass
+class _Upper:
+    """The upper part of the links a worker merged (:meth:`_Pool.merge_upper`): the file, its
+    lines, and where it checked them, the statements it checked and the file of what it
+    found (:func:`ldids.dumps.serve.read_found`)."""
+
+    file: BinaryIO
+    lines: int
+    checked: int = 0
+    found: BinaryIO | None = None
+
+    def close(self) -> None:
+        self.file.close()
+        if self.found is not None:
+            self.found.close()
 
 
 @dataclass
@@ -105,6 +123,7 @@ class _Pool:
         # it also cuts, writes and works on chunks (a third of its time at 2 workers and
         # real cardinality).
         self._keeps_links = handing
+        self._checks_upper = False  # merge_upper asked for the merged lines checked
         self._slot_size = slot_size
         self._connections: list[Connection] = []
         self._processes: list[BaseProcess] = []
@@ -291,19 +310,21 @@ class _Pool:
 
         return self._keeps_links and sorting._compiled is not None
 
-    def merge_upper(self, runs: list[IO[bytes]], starts: list[int]) -> None:
-        """Has the first worker merge the runs from ``starts`` on (a :class:`_Merge`); the
-        file comes with :meth:`merged_upper`. Asked once every result is taken."""
+    def merge_upper(self, runs: list[IO[bytes]], starts: list[int], *, checked: bool = False) -> None:
+        """Has the first worker merge the runs from ``starts`` on (a :class:`_Merge`), and
+        check the lines it merges where ``checked``; the file comes with :meth:`merged_upper`.
+        Asked once every result is taken."""
         connection = self._connections[0]
+        self._checks_upper = checked
         try:
-            connection.send((_Merge(starts), ""))
+            connection.send((_Merge(starts, checked), ""))
             for run in runs:
                 _send_file(connection, run)
         except OSError:
             self._lost(0)
 
-    def merged_upper(self) -> tuple[BinaryIO, int]:
-        """The file the first worker merged the upper part into, and its lines (waiting)."""
+    def merged_upper(self) -> _Upper:
+        """What the first worker merged the upper part into (waiting for it)."""
         connection = self._connections[0]
         try:
             reply = connection.recv()
@@ -313,10 +334,18 @@ class _Pool:
             raise RuntimeError(f"a worker process failed: {reply}")
         if not (isinstance(reply, tuple) and reply[0] == "merged"):
             raise RuntimeError(f"a worker process answered {reply!r} for its merge")
+        _, lines, checked = reply
         try:
-            return os.fdopen(_receive_file(connection), "rb"), reply[1]
+            upper = _Upper(os.fdopen(_receive_file(connection), "rb"), lines, checked)
         except (EOFError, OSError):
             self._lost(0)
+        if self._checks_upper:
+            try:
+                upper.found = os.fdopen(_receive_file(connection), "rb")
+            except (EOFError, OSError):
+                upper.close()
+                self._lost(0)
+        return upper
 
     def _lost(self, worker: int) -> NoReturn:
         process = self._processes[worker]
@@ -362,12 +391,15 @@ _OPEN_ENDS: set[Connection] = set()
 _SPLIT_AT = 4 << 20
 
 
-def _split_links(found: SortedUnique, pool: _Pool | None) -> tuple[bytes, list[IO[bytes]]] | None:
-    """Has a worker merge the upper half of the links' sorted runs (:meth:`_Pool.merge_upper`)
-    while this process merges and writes the lower half (:func:`_write_halves`): else the
-    merge and the write of every link (at 10M triples, 0.5 GB) is the end of the run, on
-    one core. The line that splits them and the runs, or None where this process merges
-    them all (few links, or a pool that cannot merge)."""
+def _split_links(
+    found: SortedUnique, pool: _Pool | None, *, checked: bool = False
+) -> tuple[bytes, list[IO[bytes]]] | None:
+    """Has a worker merge the upper half of the links' sorted runs (:meth:`_Pool.merge_upper`),
+    and check its lines where ``checked``, while this process merges (and checks) and writes
+    the lower half (:func:`_write_halves`): else the merge and the write of every link (at
+    10M triples, 0.5 GB), and their checks, are the end of the run, on one core. The line
+    that splits them and the runs, or None where this process merges them all (few links,
+    or a pool that cannot merge)."""
     if pool is None or not pool.merges:
         return None
     runs = found.take_runs()
@@ -376,7 +408,7 @@ def _split_links(found: SortedUnique, pool: _Pool | None) -> tuple[bytes, list[I
         found.adopt(runs)
         return None
     key, starts = split
-    pool.merge_upper(runs, starts)
+    pool.merge_upper(runs, starts, checked=checked)
     return key, runs
 
 
@@ -386,27 +418,40 @@ def _write_halves(
     halves: tuple[bytes, list[IO[bytes]]],
     pool: _Pool | None,
     advance: Callable[[], None] | None = None,
+    found: Callable[[tuple[int, list[Any], list[int] | None], int], None] | None = None,
 ) -> int:
     """Writes the lower half of the links' runs merged here, then the upper half the worker
     merged (in the kernel where ``plain``, as :func:`_append_part`); their count.
-    ``advance`` is called every batch (the write behind of :mod:`ldids.dumps.run`)."""
+    ``advance`` is called every batch (the write behind of :mod:`ldids.dumps.run`). Where
+    ``found`` (and the worker was asked to check its half, :func:`_split_links`), each
+    batch of the lower half is checked here and what the checks find in either half is
+    handed to it, the lower half's first, each with the lines of links before it."""
     from ldids.dumps import sorting
 
     assert pool is not None, "halves come from a pool"
     assert sorting._compiled is not None, "halves come from a pool that merges"
+    if found is not None:
+        from ldids.dumps.validation import check_output
     key, runs = halves
     count = 0
     for data, lines in sorting._compiled.MergedRuns([run.fileno() for run in runs], stop=key):
         sink.write(data)
+        if found is not None:
+            found(check_output(data), count)
         if advance is not None:
             advance()
         count += lines
-    upper, lines = pool.merged_upper()
+    upper = pool.merged_upper()
     try:
-        _append_part(_Part(upper, 0), sink, plain, advance)
+        if found is not None:
+            assert upper.found is not None, "the worker was asked to check its half"
+            found((upper.checked, [], None), count)
+            for before, rows, digests in read_found(upper.found):
+                found((0, rows, digests), count + before)
+        _append_part(_Part(upper.file, 0), sink, plain, advance)
     finally:
         upper.close()
-    return count + lines
+    return count + upper.lines
 
 
 # The most a sendfile of _append_part sends at once where it is told of its progress.

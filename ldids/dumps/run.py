@@ -410,8 +410,8 @@ def normalize_dump(
         if pool is not None and (links is not None or crosswalk is not None):
             found_links.adopt(pool.link_runs())  # the links of the chunks the workers took
         halves = None
-        if pool is not None and links is not None and crosswalk is None and not present and validation is None:
-            halves = _split_links(found_links, pool)
+        if pool is not None and links is not None and crosswalk is None and not present:
+            halves = _split_links(found_links, pool, checked=validation is not None)
             if halves is not None:
                 for run in halves[1]:
                     stack.callback(run.close)
@@ -425,21 +425,22 @@ def normalize_dump(
         # the output is renamed into place, and ext4 writes them out then (a rename over a
         # file: auto_da_alloc), while the run waits.
         if links == "inline":
+            found = _finding(validation, shown, summary.lines_out)
             if halves is not None:
-                summary.links = _write_halves(out, plain, halves, pool, behind.advance)
+                summary.links = _write_halves(out, plain, halves, pool, behind.advance, found)
             else:
-                check = _checking(validation, shown, summary.lines_out)
-                summary.links = _write_lines(out, new_links, check, behind)
+                summary.links = _write_lines(out, new_links, found, behind)
         elif links is not None:
             # Renamed into place with the output (and the crosswalk) when the stack closes:
             # an error until then leaves none of them.
             sink = stack.enter_context(atomic_output(links))
             sink_behind = WriteBehind(sink)
+            found = _finding(validation, links, 0)
             if halves is not None:
                 sink_plain = sink if compression_of(links) is None else None
-                summary.links = _write_halves(sink, sink_plain, halves, pool, sink_behind.advance)
+                summary.links = _write_halves(sink, sink_plain, halves, pool, sink_behind.advance, found)
             else:
-                summary.links = _write_lines(sink, new_links, _checking(validation, links, 0), sink_behind)
+                summary.links = _write_lines(sink, new_links, found, sink_behind)
         if crosswalk is not None:
             from ldids.passes.graph import Crosswalk
 
@@ -454,19 +455,19 @@ def normalize_dump(
 
 
 def _write_lines(
-    sink: _Sink,
-    lines: Iterator[str] | SortedUnique,
-    check: Callable[[bytes, int], None] | None = None,
-    behind: WriteBehind | None = None,
+    sink: _Sink, lines: Iterator[str] | SortedUnique, found: _Found | None = None, behind: WriteBehind | None = None
 ) -> int:
     """Write lines in batches (one write per line costs more than making the line), each
-    batch handed to ``check`` too with the lines before it; their count."""
+    batch checked where ``found`` takes what the checks find, with the lines before it;
+    their count."""
+    if found is not None:
+        from ldids.dumps.validation import check_output
     count = 0
     batches = lines.encoded() if isinstance(lines, SortedUnique) else _encoded(lines)
     for encoded, lines_in_it in batches:
         sink.write(encoded)
-        if check is not None:
-            check(encoded, count)
+        if found is not None:
+            found(check_output(encoded), count)
         if behind is not None:
             behind.advance()
         count += lines_in_it
@@ -478,17 +479,22 @@ def _encoded(lines: Iterator[str], batch: int = 10_000) -> Iterator[tuple[bytes,
         yield ("\n".join(chunk) + "\n").encode(), len(chunk)
 
 
-def _checking(validation: Streamed | None, name: str, lines_before: int) -> Callable[[bytes, int], None] | None:
-    """What checks the lines of links written to ``name`` after its first ``lines_before``."""
+#: What the checks found in a batch of lines (:func:`ldids.dumps.validation.check_output`:
+#: the statements, the rows, their digests), and the lines before the batch.
+_Found = Callable[[tuple[int, list[Any], "list[int] | None"], int], None]
+
+
+def _finding(validation: Streamed | None, name: str, lines_before: int) -> _Found | None:
+    """What adds the results found in the links written to ``name`` after its first
+    ``lines_before`` lines to ``validation`` (None: nothing is checked)."""
     if validation is None:
         return None
-    from ldids.dumps.validation import check_output
 
-    def check(data: bytes, before: int) -> None:
-        count, rows, made = check_output(data)
-        validation.add(count, rows, name, lines_before=lines_before + before, digests=made)
+    def found(made: tuple[int, list[Any], list[int] | None], before: int) -> None:
+        count, rows, digests = made
+        validation.add(count, rows, name, lines_before=lines_before + before, digests=digests)
 
-    return check
+    return found
 
 
 def _bad_line(bad: BadLine, lines_before: int) -> str:

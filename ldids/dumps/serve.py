@@ -18,7 +18,7 @@ import signal
 import socket
 import threading
 from dataclasses import dataclass, replace
-from typing import IO, TYPE_CHECKING, BinaryIO
+from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
 from ldids.dumps.signals import let_through
 from ldids.dumps.sorting import SortedUnique
@@ -28,6 +28,7 @@ from ldids.rdf.files import scratch_file
 
 if TYPE_CHECKING:
     import mmap
+    from collections.abc import Iterator
     from multiprocessing.connection import Connection
 
     from ldids.dumps.pieces import Frame
@@ -330,44 +331,74 @@ def _hand_over_links(connection: Connection, links: SortedUnique | None) -> bool
 class _Merge:
     """A task at the end of a run: the upper part of the sorted runs of links (sent after
     it, one descriptor each), from ``starts`` on (:func:`ldids.dumps.sorting.split_point`),
-    merged into a file, while the coordinator merges and writes the lower part."""
+    merged into a file, while the coordinator merges and writes the lower part; ``checked``:
+    and its lines checked as the run's output is (``normalize --validate``), as they are
+    merged, the results kept in a second file."""
 
     starts: list[int]
+    checked: bool = False
 
 
 def _merge_part(connection: Connection, task: _Merge) -> bool:
     """Receives the runs, merges their part, and sends back a line (the number of lines
-    merged, or what went wrong) and the file; False if the coordinator is gone."""
+    merged and, ``task.checked``, of statements checked, or what went wrong), the file, and
+    ``task.checked`` the file of what the checks found (:func:`read_found`); False if the
+    coordinator is gone."""
     from ldids.dumps import _scan  # a merge is asked for only where it is compiled
 
     runs: list[int] = []
-    merged: BinaryIO | None = None
+    files: list[BinaryIO] = []
     try:
         try:
             runs = [_receive_file(connection) for _ in task.starts]
             merged = scratch_file()
-            count = 0
+            files.append(merged)
+            found = None
+            if task.checked:
+                from ldids.dumps.validation import check_output
+
+                found = scratch_file()
+                files.append(found)
+            count = checked = 0
             for data, lines in _scan.MergedRuns(runs, starts=task.starts):
                 merged.write(data)
+                if found is not None:
+                    statements, rows, digests = check_output(data)
+                    checked += statements
+                    if rows:  # most batches find nothing: only those that do are kept
+                        pickle.dump((count, rows, digests), found, pickle.HIGHEST_PROTOCOL)
                 count += lines
-            merged.flush()
-            reply: tuple[str, int] | str = ("merged", count)
+            for file in files:
+                file.flush()
+                file.seek(0)
+            reply: tuple[str, int, int] | str = ("merged", count, checked)
         except Exception as error:  # reported to the coordinator, which stops the run
             reply = f"{type(error).__name__}: {error}"
-            if merged is not None:
-                merged.close()
-                merged = None
+            for file in files:
+                file.close()
+            files = []
         connection.send(reply)
-        if merged is not None:
-            _send_file(connection, merged)
+        for file in files:
+            _send_file(connection, file)
     except (EOFError, ConnectionError):
         return False
     finally:
         for run in runs:
             os.close(run)
-        if merged is not None:
-            merged.close()
+        for file in files:
+            file.close()
     return True
+
+
+def read_found(file: IO[bytes]) -> Iterator[tuple[int, list[Any], list[int] | None]]:
+    """What :func:`_merge_part` found in the batches it checked, one batch at a time: the
+    lines merged before the batch, and what :func:`ldids.dumps.validation.check_output`
+    found in it (its rows, and their digests)."""
+    while True:
+        try:
+            yield pickle.load(file)
+        except EOFError:
+            return
 
 
 def _quiet_worker() -> None:
