@@ -195,9 +195,10 @@ FirstLines = dict[tuple[object, ...], int]
 
 
 @pytest.fixture
-def selections(monkeypatch: pytest.MonkeyPatch) -> Callable[[Iterable[bytes]], tuple[Any, FirstLines, FirstLines]]:
+def selections(monkeypatch: pytest.MonkeyPatch) -> Callable[..., tuple[Any, FirstLines, FirstLines]]:
     """``check_statements`` over blocks on the compiled path and on the pure-Python reference
-    (``LDIDS_PURE_PYTHON=1``), each with a plan of its own, the blocks' statement counts
+    (``LDIDS_PURE_PYTHON=1``), each with a plan of its own (of the shipped shapes, or of the
+    shapes graph given), the blocks' statement counts
     asserted equal: the compiled plan, and each path's results with their first lines (a
     plan passes over the keys it saw, so a result may come again on one path, not the other)."""
     from ldids.dumps import validation
@@ -211,8 +212,8 @@ def selections(monkeypatch: pytest.MonkeyPatch) -> Callable[[Iterable[bytes]], t
             first[key] = min(first.get(key, line), line)  # type: ignore[call-overload]
         return first
 
-    def run(blocks: Iterable[bytes]) -> tuple[Any, FirstLines, FirstLines]:
-        shapes = shapes_graph()  # one graph: a property shape is a blank node of it
+    def run(blocks: Iterable[bytes], shapes: Any = None) -> tuple[Any, FirstLines, FirstLines]:
+        shapes = shapes_graph() if shapes is None else shapes  # one graph: a property shape is a blank node of it
         compiled, reference = plan(shapes), plan(shapes)
         rows: list[tuple[object, ...]] = []
         expected: list[tuple[object, ...]] = []

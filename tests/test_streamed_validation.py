@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rdflib import Graph
 from rdflib.namespace import RDF, SH
-from rdflib.term import BNode, URIRef
+from rdflib.term import BNode, Node, URIRef
 
 from ldids.dumps import validation
 from ldids.dumps.results import LEAST
@@ -41,7 +41,7 @@ from ldids.shacl.validate import Verdict, validate
 
 #: The ``selections`` fixture (tests/conftest.py): the compiled plan, and each path's results
 #: with the first line that gives them.
-Selections = Callable[[Iterable[bytes]], tuple[Any, dict[tuple[object, ...], int], dict[tuple[object, ...], int]]]
+Selections = Callable[..., tuple[Any, dict[tuple[object, ...], int], dict[tuple[object, ...], int]]]
 
 SHAPES = "https://w3id.org/ldids/shapes#"
 DC = "<http://purl.org/dc/elements/1.1/identifier>"
@@ -631,6 +631,45 @@ def test_selected_lines_give_every_result(seed: int, selections: Selections) -> 
     sieve, _, _ = validation._selection(compiled)
     assert all(predicate is not None or gate >= 0 for predicate, _, _, gate, _, _ in sieve.groups)
     assert any(folded for *_, folded, _ in sieve.groups)
+
+
+def _copies(shapes: Graph, count: int) -> Graph:
+    """The shapes and ``count`` copies of each named shape (with blank nodes of its own)."""
+    more = Graph()
+    for triple in shapes:
+        more.add(triple)
+    for copy in range(count):
+        nodes: dict[Node, Node] = {}
+
+        def renamed(node: Node, copy: int = copy, nodes: dict[Node, Node] = nodes) -> Node:
+            if isinstance(node, BNode):
+                return nodes.setdefault(node, BNode())
+            if isinstance(node, URIRef) and str(node).startswith(SHAPES):
+                return URIRef(f"urn:copy{copy}:{str(node)[len(SHAPES) :]}")
+            return node
+
+        for s, p, o in shapes:
+            more.add((renamed(s), p, renamed(o)))
+    return more
+
+
+@pytest.mark.skipif(validation._scan is None, reason="the C extension is not built")
+def test_selected_lines_give_every_result_with_more_automata_than_run_at_once(selections: Selections) -> None:
+    """A group reads the first byte of a term to answer most of its automata at once where it
+    has at most 32 (ldids/dumps/_scan.c, first_bytes); past that, each is run: the results are
+    the same."""
+    shapes = _copies(shapes_graph(), 3)
+    counts = []
+    for group in plan(shapes).groups():
+        rules = group.packed()
+        if rules is not None:
+            counts.append(sum((gate is not None) + sum(len(way) - 2 for way in ways) for _, _, gate, _, ways in rules))
+    assert max(counts) > 32
+    lines = _lines(11)
+    data = ("\n".join(lines) + "\n").encode()
+    _, found, expected = selections([data], shapes)
+    assert len(expected) > 100
+    assert found == expected
 
 
 def test_a_malformed_line_is_reported_where_it_is() -> None:

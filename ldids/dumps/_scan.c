@@ -3378,6 +3378,11 @@ typedef struct Packed {
     int dfa_count, rule_count;
     /* Per Dfa, for one line: asked (1), and whether it accepts the text. */
     unsigned char *asked, *accepts;
+    /* With at most TOGETHER Dfas (by_first), one bit each: those asked (as asked says), those
+     * that read each position; per first byte, those still running after it, and of the
+     * others, those whose answer is yes. */
+    int by_first;
+    uint64_t asked_bits, reads[3], running[256], answer[256];
 } Packed;
 
 /* Per table of rows, a copy in which a state that every byte leads back to has flag 4, and
@@ -3487,6 +3492,44 @@ static int dfa_of(Dfa *dfa, PyObject *automaton, int position) {
     return 0;
 }
 
+#define TOGETHER 32
+
+/* What the first byte of a text tells of each Dfa (Packed.running, Packed.answer): most of
+ * those asked of a term are a scheme's prefix or its pattern, and the first byte stops them
+ * (a handle's text for the info:fedora automata). A Dfa whose start every byte leads back to
+ * (flag 4) has its answer before any. */
+static void first_bytes(Packed *packed) {
+    packed->by_first = packed->dfa_count <= TOGETHER;
+    for (int d = 0; d < packed->dfa_count && packed->by_first; d++) {
+        const Dfa *dfa = &packed->dfas[d];
+        uint64_t bit = (uint64_t)1 << d;
+        packed->reads[dfa->position] |= bit;
+        uint32_t start = dfa->rows[dfa->flags];
+        for (int c = 0; c < 256; c++) {
+            uint32_t row = dfa->rows[dfa->class_of[c]];
+            if (start & 4 || row >= dfa->stop_at) {
+                uint32_t flags = start & 4 ? start : dfa->rows[row + dfa->flags];
+                packed->answer[c] |= (flags >> 3 & 1) ? bit : 0;
+            } else {
+                packed->running[c] |= bit;
+            }
+        }
+    }
+}
+
+static inline int lowest_bit(uint64_t bits) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(bits);
+#else
+    int n = 0;
+    while (!(bits & 1)) {
+        bits >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
 /* The rules (checked by automata_init) read out, or NULL (an error set). */
 static Packed *packed_init(PyObject *rules) {
     Py_ssize_t rule_count = PyTuple_GET_SIZE(rules), way_count = 0, dfa_count = 0;
@@ -3548,10 +3591,9 @@ static Packed *packed_init(PyObject *rules) {
         PyMem_Free(packed);
         return NULL;
     }
+    first_bytes(packed);
     return packed;
 }
-
-#define TOGETHER 32
 
 /* The live automata of run_together, in locals: nothing written during the run may change
  * them, and the compiler knows it (a write through packed->accepts could, it must assume,
@@ -3576,90 +3618,143 @@ static inline void lane_stopped(Packed *packed, Lanes *lanes, int k) {
     lanes->row[k] = lanes->row[last];
 }
 
+/* Adds the Dfa ``d`` to the lanes, in the state ``row``. */
+static inline void lane_add(const Packed *packed, Lanes *lanes, int d, uint32_t row) {
+    const Dfa *dfa = &packed->dfas[d];
+    int k = lanes->count++;
+    lanes->class_of[k] = dfa->class_of;
+    lanes->rows[k] = dfa->rows;
+    lanes->flags[k] = dfa->flags;
+    lanes->stop_at[k] = dfa->stop_at;
+    lanes->live[k] = d;
+    lanes->row[k] = row;
+}
+
+/* Runs the lanes over the text from byte ``i`` on, and says whether each accepts it (flag 1
+ * of the state the end marker leads to). Most die within a few bytes (a scheme's prefix that
+ * does not match), and one or two read the rest of the text: those run with their states in
+ * registers, not in the lanes (each step would wait on a store to them and a load back). A
+ * state that every byte leads back to is told by its row's offset (stopping_last): its flags
+ * are looked up only then, not at every step. */
+static void run_lanes(Packed *packed, Lanes *lanes, const unsigned char *text, Py_ssize_t i, Py_ssize_t length) {
+    while (i < length && lanes->count > 0) {
+        if (lanes->count > 2 && lanes->count <= 4) {
+            /* Three or four, in registers too (three: the third twice); those the first byte
+             * leaves of a term are about so many (a scheme's prefix and pattern, and the
+             * canonical forms' prefix and pattern), for the prefix's bytes. */
+            int third = 2, fourth = lanes->count - 1;
+            const uint16_t *c0 = lanes->class_of[0], *c1 = lanes->class_of[1], *c2 = lanes->class_of[third],
+                           *c3 = lanes->class_of[fourth];
+            const uint32_t *r0 = lanes->rows[0], *r1 = lanes->rows[1], *r2 = lanes->rows[third], *r3 = lanes->rows[fourth];
+            uint32_t s0 = lanes->row[0], s1 = lanes->row[1], s2 = lanes->row[third], s3 = lanes->row[fourth];
+            uint32_t t0 = lanes->stop_at[0], t1 = lanes->stop_at[1], t2 = lanes->stop_at[third], t3 = lanes->stop_at[fourth];
+            while (i < length) {
+                unsigned char symbol = text[i++];
+                s0 = r0[s0 + c0[symbol]];
+                s1 = r1[s1 + c1[symbol]];
+                s2 = r2[s2 + c2[symbol]];
+                s3 = r3[s3 + c3[symbol]];
+                if ((s0 >= t0) | (s1 >= t1) | (s2 >= t2) | (s3 >= t3)) {
+                    break;
+                }
+            }
+            lanes->row[0] = s0;
+            lanes->row[1] = s1;
+            lanes->row[third] = s2;
+            lanes->row[fourth] = s3;
+            for (int k = lanes->count - 1; k >= 0; k--) { /* those that stopped leave, the last first */
+                if (lanes->row[k] >= lanes->stop_at[k]) {
+                    lane_stopped(packed, lanes, k);
+                }
+            }
+            continue;
+        }
+        if (lanes->count > 2) {
+            unsigned char symbol = text[i++];
+            for (int k = 0; k < lanes->count;) {
+                lanes->row[k] = lanes->rows[k][lanes->row[k] + lanes->class_of[k][symbol]];
+                if (lanes->row[k] >= lanes->stop_at[k]) {
+                    lane_stopped(packed, lanes, k);
+                } else {
+                    k++;
+                }
+            }
+            continue;
+        }
+        int last = lanes->count - 1;
+        const uint16_t *classes0 = lanes->class_of[0], *classes1 = lanes->class_of[last];
+        const uint32_t *rows0 = lanes->rows[0], *rows1 = lanes->rows[last];
+        uint32_t row0 = lanes->row[0], row1 = lanes->row[last], stop0 = lanes->stop_at[0], stop1 = lanes->stop_at[last];
+        if (lanes->count == 2) {
+            while (i < length) {
+                unsigned char symbol = text[i++];
+                row0 = rows0[row0 + classes0[symbol]];
+                row1 = rows1[row1 + classes1[symbol]];
+                if (row0 >= stop0 || row1 >= stop1) {
+                    break;
+                }
+            }
+            lanes->row[1] = row1;
+        } else {
+            while (i < length) {
+                row0 = rows0[row0 + classes0[text[i++]]];
+                if (row0 >= stop0) {
+                    break;
+                }
+            }
+        }
+        lanes->row[0] = row0;
+        for (int k = lanes->count - 1; k >= 0; k--) { /* those that stopped leave, the last first */
+            if (lanes->row[k] >= lanes->stop_at[k]) {
+                lane_stopped(packed, lanes, k);
+            }
+        }
+    }
+    for (int k = 0; k < lanes->count; k++) {
+        uint32_t end = lanes->rows[k][lanes->row[k] + lanes->class_of[k][256]]; /* the end marker's state */
+        packed->accepts[lanes->live[k]] = lanes->rows[k][end + lanes->flags[k]] & 1;
+    }
+    lanes->count = 0;
+}
+
 /* Runs the asked Dfas that read ``position`` over the text, together, and says whether each
- * accepts it (flag 1 of the state the end marker leads to): a state's next one hangs on the
- * state before, so one automaton waits for each look-up in its table; several, run byte by
- * byte side by side, wait for theirs at once. One that reaches a state every byte leads back
- * to (flag 4, stopping_rows) has its answer, and stops. */
+ * accepts it: a state's next one hangs on the state before, so one automaton waits for each
+ * look-up in its table; several, run byte by byte side by side, wait for theirs at once. One
+ * that reaches a state every byte leads back to (flag 4, stopping_rows) has its answer, and
+ * stops. Those the first byte stops are answered by two look-ups (first_bytes), and never
+ * run: most of them, and each would cost a lane and a branch that goes the other way. */
 static void run_together(Packed *packed, int position, const unsigned char *text, Py_ssize_t length) {
     Lanes lanes;
     lanes.count = 0;
-    for (int d = 0; d <= packed->dfa_count; d++) {
-        if (d < packed->dfa_count && !(packed->asked[d] && packed->dfas[d].position == position)) {
+    if (packed->by_first && length > 0) {
+        unsigned char first = text[0];
+        uint64_t mine = packed->asked_bits & packed->reads[position];
+        for (uint64_t known = mine & ~packed->running[first]; known != 0; known &= known - 1) {
+            int d = lowest_bit(known);
+            packed->accepts[d] = packed->answer[first] >> d & 1;
+        }
+        for (uint64_t live = mine & packed->running[first]; live != 0; live &= live - 1) {
+            int d = lowest_bit(live);
+            lane_add(packed, &lanes, d, packed->dfas[d].rows[packed->dfas[d].class_of[first]]);
+        }
+        run_lanes(packed, &lanes, text, 1, length);
+        return;
+    }
+    for (int d = 0; d < packed->dfa_count; d++) {
+        if (!(packed->asked[d] && packed->dfas[d].position == position)) {
             continue;
         }
-        if (d < packed->dfa_count) {
-            const Dfa *dfa = &packed->dfas[d];
-            uint32_t first = dfa->rows[dfa->flags];
-            if (first & 4) {
-                packed->accepts[d] = first >> 3 & 1;
-                continue;
-            }
-            int k = lanes.count++;
-            lanes.class_of[k] = dfa->class_of;
-            lanes.rows[k] = dfa->rows;
-            lanes.flags[k] = dfa->flags;
-            lanes.stop_at[k] = dfa->stop_at;
-            lanes.live[k] = d;
-            lanes.row[k] = 0;
-            if (lanes.count < TOGETHER) {
-                continue;
-            }
+        uint32_t first = packed->dfas[d].rows[packed->dfas[d].flags];
+        if (first & 4) {
+            packed->accepts[d] = first >> 3 & 1;
+            continue;
         }
-        /* A full set, or the last one: run it. Most die within a few bytes (a scheme's
-         * prefix that does not match), and one or two read the rest of the text: those run
-         * with their states in registers, not in the lanes (each step would wait on a store
-         * to them and a load back). A state that every byte leads back to is told by its
-         * row's offset (stopping_last): its flags are looked up only then, not at every step. */
-        Py_ssize_t i = 0;
-        while (i < length && lanes.count > 0) {
-            if (lanes.count > 2) {
-                unsigned char symbol = text[i++];
-                for (int k = 0; k < lanes.count;) {
-                    lanes.row[k] = lanes.rows[k][lanes.row[k] + lanes.class_of[k][symbol]];
-                    if (lanes.row[k] >= lanes.stop_at[k]) {
-                        lane_stopped(packed, &lanes, k);
-                    } else {
-                        k++;
-                    }
-                }
-                continue;
-            }
-            int last = lanes.count - 1;
-            const uint16_t *classes0 = lanes.class_of[0], *classes1 = lanes.class_of[last];
-            const uint32_t *rows0 = lanes.rows[0], *rows1 = lanes.rows[last];
-            uint32_t row0 = lanes.row[0], row1 = lanes.row[last], stop0 = lanes.stop_at[0], stop1 = lanes.stop_at[last];
-            if (lanes.count == 2) {
-                while (i < length) {
-                    unsigned char symbol = text[i++];
-                    row0 = rows0[row0 + classes0[symbol]];
-                    row1 = rows1[row1 + classes1[symbol]];
-                    if (row0 >= stop0 || row1 >= stop1) {
-                        break;
-                    }
-                }
-                lanes.row[1] = row1;
-            } else {
-                while (i < length) {
-                    row0 = rows0[row0 + classes0[text[i++]]];
-                    if (row0 >= stop0) {
-                        break;
-                    }
-                }
-            }
-            lanes.row[0] = row0;
-            for (int k = lanes.count - 1; k >= 0; k--) { /* those that stopped leave, the last first */
-                if (lanes.row[k] >= lanes.stop_at[k]) {
-                    lane_stopped(packed, &lanes, k);
-                }
-            }
+        lane_add(packed, &lanes, d, 0);
+        if (lanes.count == TOGETHER) {
+            run_lanes(packed, &lanes, text, 0, length);
         }
-        for (int k = 0; k < lanes.count; k++) {
-            uint32_t end = lanes.rows[k][lanes.row[k] + lanes.class_of[k][256]]; /* the end marker's state */
-            packed->accepts[lanes.live[k]] = lanes.rows[k][end + lanes.flags[k]] & 1;
-        }
-        lanes.count = 0;
     }
+    run_lanes(packed, &lanes, text, 0, length);
 }
 
 /* Does one of the rule's ways hold on the focus node's text (its automata run already)? */
@@ -3693,6 +3788,7 @@ static int automata_clean(Packed *packed, const unsigned char *line, const Terms
     /* The rules a failed test of the predicate turns away, and the automata of the others. */
     int on = 0, positions = 0;
     memset(packed->asked, 0, (size_t)packed->dfa_count);
+    packed->asked_bits = 0;
     for (int r = 0; r < packed->rule_count; r++) {
         const PackedRule *rule = &packed->rules[r];
         if (rule->test >= 0 && class != NULL && rule->test < PyBytes_GET_SIZE(class) &&
@@ -3702,12 +3798,16 @@ static int automata_clean(Packed *packed, const unsigned char *line, const Terms
         on = 1;
         if (rule->gate >= 0) {
             packed->asked[rule->gate] = 1;
+            packed->asked_bits |= packed->by_first ? (uint64_t)1 << rule->gate : 0;
             positions |= 1 << packed->dfas[rule->gate].position;
         }
         if (rule->way_count > 0) {
+            int first = packed->ways[rule->first_way].first;
             const PackedWay *last = &packed->ways[rule->first_way + rule->way_count - 1];
-            memset(packed->asked + packed->ways[rule->first_way].first, 1,
-                   (size_t)(last->first + last->count - packed->ways[rule->first_way].first));
+            memset(packed->asked + first, 1, (size_t)(last->first + last->count - first));
+            for (int d = first; packed->by_first && d < last->first + last->count; d++) {
+                packed->asked_bits |= (uint64_t)1 << d;
+            }
             positions |= 1 << rule->focus;
         }
     }
@@ -3851,6 +3951,7 @@ static int group_rows(Group *group, const unsigned char *line, const Terms *term
         }
     }
     memset(packed->asked, 1, (size_t)packed->dfa_count);
+    packed->asked_bits = packed->by_first && packed->dfa_count > 0 ? ~(uint64_t)0 >> (64 - packed->dfa_count) : 0;
     run_together(packed, focus, text, length);
     PyObject *shown_focus = NULL, *graph = NULL, *number = NULL;
     int result = 1;
