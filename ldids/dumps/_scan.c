@@ -3376,7 +3376,7 @@ typedef struct Packed {
     PackedRule *rules;
     PackedWay *ways;
     int dfa_count, rule_count;
-    /* Per Dfa, for one line: asked (1), and whether it accepts the text. */
+    /* Per Dfa, for one line: asked (1; where not by_first), and whether it accepts the text. */
     unsigned char *asked, *accepts;
     /* With at most TOGETHER Dfas (by_first), one bit each: those asked (as asked says), those
      * that read each position; per first byte, those still running after it, and of the
@@ -3787,7 +3787,9 @@ static int way_holds(const Packed *packed, const PackedRule *rule, const unsigne
 static int automata_clean(Packed *packed, const unsigned char *line, const Terms *terms, PyObject *class) {
     /* The rules a failed test of the predicate turns away, and the automata of the others. */
     int on = 0, positions = 0;
-    memset(packed->asked, 0, (size_t)packed->dfa_count);
+    if (!packed->by_first) {
+        memset(packed->asked, 0, (size_t)packed->dfa_count);
+    }
     packed->asked_bits = 0;
     for (int r = 0; r < packed->rule_count; r++) {
         const PackedRule *rule = &packed->rules[r];
@@ -3796,17 +3798,23 @@ static int automata_clean(Packed *packed, const unsigned char *line, const Terms
             continue;
         }
         on = 1;
+        /* Asked: a bit each where the first byte answers (by_first), else a byte each. */
         if (rule->gate >= 0) {
-            packed->asked[rule->gate] = 1;
-            packed->asked_bits |= packed->by_first ? (uint64_t)1 << rule->gate : 0;
+            if (packed->by_first) {
+                packed->asked_bits |= (uint64_t)1 << rule->gate;
+            } else {
+                packed->asked[rule->gate] = 1;
+            }
             positions |= 1 << packed->dfas[rule->gate].position;
         }
         if (rule->way_count > 0) {
             int first = packed->ways[rule->first_way].first;
             const PackedWay *last = &packed->ways[rule->first_way + rule->way_count - 1];
-            memset(packed->asked + first, 1, (size_t)(last->first + last->count - first));
-            for (int d = first; packed->by_first && d < last->first + last->count; d++) {
-                packed->asked_bits |= (uint64_t)1 << d;
+            int end = last->first + last->count;
+            if (packed->by_first) {
+                packed->asked_bits |= end > first ? (~(uint64_t)0 >> (64 - (end - first))) << first : 0;
+            } else {
+                memset(packed->asked + first, 1, (size_t)(end - first));
             }
             positions |= 1 << rule->focus;
         }
@@ -3950,8 +3958,11 @@ static int group_rows(Group *group, const unsigned char *line, const Terms *term
             return 0;
         }
     }
-    memset(packed->asked, 1, (size_t)packed->dfa_count);
-    packed->asked_bits = packed->by_first && packed->dfa_count > 0 ? ~(uint64_t)0 >> (64 - packed->dfa_count) : 0;
+    if (packed->by_first) {
+        packed->asked_bits = packed->dfa_count > 0 ? ~(uint64_t)0 >> (64 - packed->dfa_count) : 0;
+    } else {
+        memset(packed->asked, 1, (size_t)packed->dfa_count);
+    }
     run_together(packed, focus, text, length);
     PyObject *shown_focus = NULL, *graph = NULL, *number = NULL;
     int result = 1;
