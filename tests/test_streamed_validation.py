@@ -633,6 +633,19 @@ def test_selected_lines_give_every_result(seed: int, selections: Selections) -> 
     assert any(folded for *_, folded, _ in sieve.groups)
 
 
+@pytest.mark.skipif(validation._scan is None, reason="the C extension is not built")
+@pytest.mark.parametrize("seed", range(3))
+def test_selected_lines_give_every_result_whatever_ends_the_lines(seed: int, selections: Selections) -> None:
+    """A line ends at LF, CR LF or CR (N-Triples §7); a statement is numbered by the LFs
+    before it on both paths (the Python one counted a line that a CR ended with the next)."""
+    pick = random.Random(seed)
+    data = "".join(line + pick.choice(["\n", "\r\n", "\r"]) for line in _lines(seed)).encode()
+    cut = data.index(b"\n", len(data) // 2) + 1  # blocks end at an LF (ldids.dumps.blocks)
+    _, found, expected = selections([data[:cut], data[cut:]])
+    assert expected, "the generated lines give results"
+    assert found == expected
+
+
 def _copies(shapes: Graph, count: int) -> Graph:
     """The shapes and ``count`` copies of each named shape (with blank nodes of its own)."""
     more = Graph()

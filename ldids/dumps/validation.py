@@ -228,8 +228,16 @@ def _checked(
 
 
 def _statement_lines(data: BytesLike, first_line: int) -> list[int]:
-    """The line number of each statement of a block (blank and comment lines hold none)."""
-    return [first_line + i for i, line in enumerate(bytes(data).split(b"\n")) if line.strip()[:1] not in (b"", b"#")]
+    """The line number of each statement of a block (blank and comment lines hold none). A
+    line ends at LF, CR LF or CR (N-Triples §7, EOL), and is numbered by the LFs before it,
+    as select_lines and the blocks number them: after a CR alone, the next statement has
+    the number of the one before."""
+    return [
+        first_line + i
+        for i, line in enumerate(bytes(data).split(b"\n"))
+        for piece in line.split(b"\r")
+        if piece.strip()[:1] not in (b"", b"#")
+    ]
 
 
 #: What a block's check gives: its statements, its rows and their digests, its lines, and
