@@ -2372,6 +2372,18 @@ static int bare_pids_init(PyObject *tables, Memo *memo, BarePids *bare, PyObject
     return 1;
 }
 
+/* The first CR of s[start, end), or NULL. ``*next`` is where the first CR at or after some
+ * earlier start is (``size``: there is none; below 0: not looked for yet): a block of LF
+ * lines (most) is looked through for a CR once, not once per line. */
+static inline const unsigned char *cr_in(const unsigned char *s, Py_ssize_t size, Py_ssize_t start, Py_ssize_t end,
+                                         Py_ssize_t *next) {
+    if (*next < start) {
+        const unsigned char *found = memchr(s + start, '\r', (size_t)(size - start));
+        *next = found == NULL ? size : found - s;
+    }
+    return *next < end ? s + *next : NULL;
+}
+
 static PyObject *scan_block(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
@@ -2472,14 +2484,14 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         goto done;
     }
     const unsigned char *s = data.buf;
-    Py_ssize_t size = data.len, start = 0;
+    Py_ssize_t size = data.len, start = 0, next_cr = -1;
     while (start < size) {
         /* A line ends at LF, CR LF or CR (N-Triples §7, EOL); `keep` is the line with its
          * break, copied as it is, and a last line without one is written with LF. */
         const unsigned char *newline = memchr(s + start, '\n', (size_t)(size - start));
         Py_ssize_t line_end = newline == NULL ? size : newline - s;
         Py_ssize_t next = newline == NULL ? size : line_end + 1;
-        const unsigned char *cr = memchr(s + start, '\r', (size_t)(line_end - start));
+        const unsigned char *cr = cr_in(s, size, start, line_end, &next_cr);
         if (cr != NULL && !(newline != NULL && cr - s == line_end - 1)) {
             line_end = cr - s; /* a CR on its own */
             next = line_end + 1;
@@ -4163,13 +4175,13 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
     ClassCache class_cache[CLASS_CACHE];
     memset(class_cache, 0, sizeof class_cache);
     const unsigned char *s = data.buf;
-    Py_ssize_t size = data.len, start = 0, number = 0, statements = 0;
+    Py_ssize_t size = data.len, start = 0, number = 0, statements = 0, next_cr = -1;
     while (start < size) {
         /* Lines end as scan_block ends them; a line's number counts LFs, as blocks.py does. */
         const unsigned char *newline = memchr(s + start, '\n', (size_t)(size - start));
         Py_ssize_t line_end = newline == NULL ? size : newline - s;
         Py_ssize_t next = newline == NULL ? size : line_end + 1;
-        const unsigned char *cr = memchr(s + start, '\r', (size_t)(line_end - start));
+        const unsigned char *cr = cr_in(s, size, start, line_end, &next_cr);
         if (cr != NULL && !(newline != NULL && cr - s == line_end - 1)) {
             line_end = cr - s;
             next = line_end + 1;
