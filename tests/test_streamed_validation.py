@@ -311,6 +311,7 @@ def test_a_malformed_line_deep_in_a_file_is_reported_at_its_line(tmp_path: Path,
     with pytest.raises(InputError) as raised:
         validate_dump([str(data)], shapes_graph(), workers=workers, block_size=256)
     assert raised.value.line == 378
+    assert raised.value.column == 24  # the predicate, relative
     assert raised.value.source == str(data)
 
 
@@ -685,11 +686,28 @@ def test_selected_lines_give_every_result_with_more_automata_than_run_at_once(se
     assert found == expected
 
 
-def test_a_malformed_line_is_reported_where_it_is() -> None:
-    data = b"<http://example.org/s> <http://example.org/p> <hdl:1765/1> .\n\n<http://example.org/s> <p> <o> .\n"
+@pytest.mark.parametrize("pure", [False, True])
+@pytest.mark.parametrize(
+    ("bad", "column", "why"),
+    [
+        ("<http://example.org/s> <p> <o> .", 24, "the predicate: not an absolute IRI"),
+        ("<http://example.org/s> <http://example.org/p> <HDL:", 47, "expected the object"),
+        ('<http://example.org/s> <http://example.org/p> "x" <http://e.org/g> <http://e.org/h> .', 68, "expected '.'"),
+    ],
+)
+def test_a_malformed_line_is_reported_where_it_is(
+    bad: str, column: int, why: str, pure: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its line in the file, and the column and reason ldids' grammar gives (as normalize
+    reports a bad line), on both paths: not the parser's place in the lines it was given."""
+    if pure:
+        monkeypatch.setenv("LDIDS_PURE_PYTHON", "1")
+    data = b"<http://example.org/s> <http://example.org/p> <hdl:1765/1> .\r\n\r\n" + bad.encode() + b"\n"
     with pytest.raises(InputError) as raised:
         validation.check_statements(plan(shapes_graph()), data, 10)
-    assert raised.value.line == 12
+    assert (raised.value.line, raised.value.column) == (12, column)
+    assert raised.value.message.startswith(f"not an N-Quads statement: {why}")
+    assert "Parser error" not in raised.value.message
 
 
 def test_each_result_counted_once_as_pyshacl_counts_it(tmp_path: Path) -> None:

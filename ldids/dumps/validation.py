@@ -139,12 +139,15 @@ def _check(checks: Plan, data: BytesLike, first_line: int, *, written: bool = Fa
             raw, found = sieve.predicate_class(term)
             classes[raw] = found
 
-    count, rows = _checked(checks, selected, lambda: numbers, predicate, masks)
+    # The selected lines end with an LF each (the last too: split gives one more, empty).
+    count, rows = _checked(
+        checks, selected, lambda: list(zip(numbers, selected.split(b"\n"), strict=False)), predicate, masks
+    )
     if count != len(numbers):
         # A line the grammar refused that the parser reads as no statement: line by line.
         rows = []
         for number, line in zip(numbers, selected.split(b"\n"), strict=False):
-            rows += _checked(checks, line, lambda number=number: [number])[1]  # type: ignore[misc]
+            rows += _checked(checks, line, lambda number=number, line=line: [(number, line)])[1]  # type: ignore[misc]
     # The rows select_lines made itself (_Group.rows) and their digests (Python makes those of
     # a focus that is an xsd:anyURI literal: rdflib's form of it), then those of the
     # statements parsed; in the order of the lines (a stable sort: the order within a line
@@ -180,13 +183,14 @@ def _selection(checks: Plan) -> tuple[Prefilter, dict[bytes, None], dict[bytes, 
 def _checked(
     checks: Plan,
     data: bytes,
-    lines: Callable[[], list[int]],
+    lines: Callable[[], list[tuple[int, bytes]]],
     new_predicate: Callable[[Term], None] | None = None,
     groups: list[int] | None = None,
 ) -> tuple[int, list[_Row]]:
-    """The statements of ``data`` checked one by one; ``lines()`` numbers them,
-    ``new_predicate`` is told of each predicate the first time it comes, and ``groups`` says,
-    per statement, which groups check it (those with a new key in it: select_lines)."""
+    """The statements of ``data`` checked one by one; ``lines()`` numbers them (and gives
+    each one's line), ``new_predicate`` is told of each predicate the first time it comes,
+    and ``groups`` says, per statement, which groups check it (those with a new key in it:
+    select_lines)."""
     found: list[tuple[int, Finding, str | None]] = []
     count = 0
     check = checks.check
@@ -203,13 +207,11 @@ def _checked(
                 for result in results:
                     found.append((count, result, None if isinstance(graph, ox.DefaultGraph) else str(graph)))
     except SyntaxError as error:
-        numbers = lines()
-        line = numbers[count] if count < len(numbers) else (numbers[-1] if numbers else 0)
-        raise InputError(f"not an N-Quads statement: {error}", line=line) from error
+        raise _not_a_statement(error, lines(), count) from error
     if not found:
         return count, []
     # Line numbers only where something was found: most blocks have nothing to report.
-    numbers = lines()
+    numbers = [number for number, _ in lines()]
     return count, [
         (
             numbers[index - 1],
@@ -227,17 +229,33 @@ def _checked(
     ]
 
 
-def _statement_lines(data: BytesLike, first_line: int) -> list[int]:
-    """The line number of each statement of a block (blank and comment lines hold none). A
-    line ends at LF, CR LF or CR (N-Triples §7, EOL), and is numbered by the LFs before it,
-    as select_lines and the blocks number them: after a CR alone, the next statement has
-    the number of the one before."""
+def _statement_lines(data: BytesLike, first_line: int) -> list[tuple[int, bytes]]:
+    """The line number and the line of each statement of a block (blank and comment lines
+    hold none). A line ends at LF, CR LF or CR (N-Triples §7, EOL), and is numbered by the
+    LFs before it, as select_lines and the blocks number them: after a CR alone, the next
+    statement has the number of the one before."""
     return [
-        first_line + i
+        (first_line + i, piece)
         for i, line in enumerate(bytes(data).split(b"\n"))
         for piece in line.split(b"\r")
         if piece.strip()[:1] not in (b"", b"#")
     ]
+
+
+def _not_a_statement(error: SyntaxError, lines: list[tuple[int, bytes]], count: int) -> InputError:
+    """The error of the statement after the ``count`` the parser read: its line, and the
+    column and reason ldids' grammar gives (as ``ldids normalize`` reports a bad line), not
+    the parser's place in the lines it was given (a block, or the lines select_lines picked
+    from it); the parser's words where the grammar finds nothing wrong."""
+    from ldids.dumps.grammar import _why_bad
+
+    if not lines:
+        return InputError(f"not an N-Quads statement: {error}")
+    line, text = lines[min(count, len(lines) - 1)]
+    column, why = _why_bad(text.decode("utf-8", "surrogateescape"), True)
+    if why == "not a statement":
+        return InputError(f"not an N-Quads statement: {error}", line=line)
+    return InputError(f"not an N-Quads statement: {why}", line=line, column=column)
 
 
 #: What a block's check gives: its statements, its rows and their digests, its lines, and
@@ -738,7 +756,9 @@ def _take(run: Streamed, task: object, name: str, lines: bool, lines_before: int
         checked: _Checked = task.get() if isinstance(task, AsyncResult) else task()  # type: ignore[operator]
     except InputError as error:
         at = None if not lines or error.line is None else lines_before + error.line
-        raise InputError(error.message, source=name, line=at) from error
+        raise InputError(
+            error.message, source=name, line=at, column=error.column if at is not None else None
+        ) from error
     count, rows, made, block_lines, shapes = checked
     run.add(count, rows, name, lines_before=lines_before, lines=lines, digests=made, shapes=shapes)
     return lines_before + block_lines
