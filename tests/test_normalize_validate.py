@@ -11,11 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from rdflib import Graph
 from rdflib.compare import to_canonical_graph
 
 from ldids.cli import main
 from ldids.dumps import pool, sorting, validation
-from ldids.dumps.run import normalize_dump
+from ldids.dumps.run import DumpSummary, normalize_dump
 from ldids.dumps.stream import Settings
 from ldids.dumps.validation import Streamed, shipped_checks, validate_dump
 from ldids.passes.config import Config
@@ -72,29 +73,37 @@ def _shape(shape: str) -> str:
     return shape if shape.startswith("https://w3id.org/ldids/shapes#") else "anonymous"
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-@pytest.mark.parametrize("links", ["inline", "links.nt", None])
-def test_one_pass_gives_the_results_of_reading_the_output_back(tmp_path: Path, workers: int, links: str | None) -> None:
-    data = tmp_path / "data.nt"
-    data.write_text(_dump())
-    output = tmp_path / "out.nt"
-    links_file = None if links in (None, "inline") else str(tmp_path / links)
+def _one_pass(
+    data: Path, output: Path, links: str | None, workers: int, shapes: Graph
+) -> tuple[Streamed, DumpSummary, list[str]]:
+    """``normalize --validate`` of ``data``, its results held to those of ``validate`` reading
+    the outputs back with ``shapes``; the run's checks, its summary and its outputs."""
     checks = shipped_checks()
     summary = normalize_dump(
         [str(data)],
         str(output),
         Settings(Config()),
         workers=workers,
-        links=links if links in (None, "inline") else links_file,
+        links=links,
         block_size=4096,  # many blocks, checked by the processes that made them
         validation=checks,
     )
-    outputs = [str(output)] + ([links_file] if links_file else [])
-    read_back = validate_dump(outputs, shapes_graph(), block_size=4096)
+    outputs = [str(output)] + ([links] if links not in (None, "inline") else [])
+    read_back = validate_dump(outputs, shapes, block_size=4096)
     checks.sort()  # the results kept, listed in the verdict (as the command line does)
     assert _rows(checks) == _rows(read_back)
     assert checks.statements == read_back.statements == summary.lines_out + summary.links
     assert _counts(checks) == _counts(read_back)
+    return checks, summary, outputs
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("links", ["inline", "links.nt", None])
+def test_one_pass_gives_the_results_of_reading_the_output_back(tmp_path: Path, workers: int, links: str | None) -> None:
+    data = tmp_path / "data.nt"
+    data.write_text(_dump())
+    where = links if links in (None, "inline") else str(tmp_path / links)
+    checks, summary, _ = _one_pass(data, tmp_path / "out.nt", where, workers, shapes_graph())
     assert len(checks.verdict.violations) > 500
     assert max(v.line or 0 for v in checks.verdict.violations) > summary.lines_out - 300  # the last blocks too
     if links is not None:
@@ -130,23 +139,8 @@ def test_links_merged_in_halves_are_checked_as_one_process_checks_them(
     def run(workers: int) -> tuple[Streamed, int, list[str]]:
         folder = tmp_path / str(workers)
         folder.mkdir()
-        output = folder / "out.nt"
         where = "inline" if links == "inline" else str(folder / links)
-        checks = shipped_checks()
-        summary = normalize_dump(
-            [str(data)],
-            str(output),
-            Settings(Config()),
-            workers=workers,
-            links=where,
-            block_size=4096,
-            validation=checks,
-        )
-        checks.sort()
-        outputs = [str(output)] + ([] if where == "inline" else [where])
-        read_back = validate_dump(outputs, shapes, block_size=4096)
-        assert _rows(checks) == _rows(read_back)
-        assert checks.statements == read_back.statements == summary.lines_out + summary.links
+        checks, summary, outputs = _one_pass(data, folder / "out.nt", where, workers, shapes)
         return checks, summary.lines_out, outputs
 
     alone, before_links, outputs = run(1)
