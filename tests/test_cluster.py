@@ -96,6 +96,26 @@ def test_bad_line_numbers_are_global_and_nothing_is_left(client: object, tmp_pat
     assert sorted(path.name for path in tmp_path.iterdir()) == ["a.nt"]
 
 
+@pytest.mark.parametrize("breaks", [("\r", "\r", "\n"), ("\r\n",)])
+def test_bad_line_numbers_count_every_line_break(
+    tmp_path: Path, breaks: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CR alone ends a line too (N-Triples §7, EOL): the tasks number lines as one process
+    does, across the blocks of a task (small here; the local processes are forked after)."""
+    monkeypatch.setattr(cluster, "BLOCK_SIZE", 1024)
+    source = tmp_path / "a.nt"
+    line = "<http://example.org/s> <http://example.org/p> <hdl:1765/1> ."
+    lines = "".join(line + breaks[n % len(breaks)] for n in range(1000))
+    source.write_bytes((lines + "<http://a> <http://b> .\n").encode())
+    alone = tmp_path / "alone.nt"
+    with pytest.raises(InputError) as one:
+        normalize_dump([str(source)], str(alone), Settings(Config()), workers=1, block_size=4096)
+    with pytest.raises(InputError) as caught:
+        normalize_on_dask([str(source)], str(tmp_path / "out"), Settings(Config()), workers=2, blocksize=32768)
+    assert (one.value.line, one.value.column) == (1001, 23)
+    assert (caught.value.line, caught.value.column) == (1001, 23)
+
+
 def test_skipped_lines_go_to_the_error_file(client: object, tmp_path: Path) -> None:
     source = tmp_path / "a.nt"
     write_dump(source, 0, 600)

@@ -7,6 +7,7 @@ import gzip
 import io
 import itertools
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from hypothesis import settings as examples
 from hypothesis import strategies as st
 
 from ldids.dumps import run as dumps
-from ldids.dumps.blocks import blocks
+from ldids.dumps.blocks import blocks, line_breaks
 from ldids.dumps.grammar import diagnose, grammar
 from ldids.dumps.pool import _Part, _Pool
 from ldids.dumps.run import DumpSummary, normalize_dump
@@ -197,12 +198,43 @@ def test_bad_lines(on_error: str) -> None:
         assert result.lines == result.written + len(result.bad)
 
 
+def _breaks(data: bytes) -> int:
+    """The line breaks of N-Triples §7 (EOL) in ``data``: LF, CR LF, a CR alone."""
+    return len(re.findall(rb"\r\n|\r|\n", data))
+
+
+@pytest.mark.parametrize(
+    ("data", "end", "count"),
+    [
+        (b"", None, 0),
+        (b"a .\n", None, 1),
+        (b"a .\r\nb .\r\n", None, 2),
+        (b"a .\rb .\rc .\n", None, 3),
+        (b"a .\r\r\n\n", None, 3),  # a statement, then two blank lines
+        (b"a .\rb .\n", 4, 1),
+        (b"no break", None, 0),
+    ],
+)
+def test_line_breaks(data: bytes, end: int | None, count: int) -> None:
+    assert line_breaks(data, end) == count
+    assert line_breaks(bytearray(data), end) == count
+
+
+def test_blocks_number_lines_a_cr_ends() -> None:
+    # Blocks are cut after an LF: lines that a CR alone ends sit between them.
+    data = (b"<http://a> <http://b> <http://c> .\r" * 3 + b"<x> <y> <z> .\r\n" + b"<x> <y> <z> .\n") * 100
+    cut = list(blocks(io.BytesIO(data), size=500))
+    assert len(cut) > 3
+    assert [first for _, first in cut] == [1 + sum(_breaks(block) for block, _ in cut[:i]) for i in range(len(cut))]
+    assert cut[-1][1] + _breaks(cut[-1][0]) == 501
+
+
 def test_blocks_cut_at_line_ends_and_count_lines() -> None:
     data = b"".join(f"<http://a/{i}> <http://b> <http://c> .\n".encode() for i in range(1000)) + b"<x> <y> <z> ."
     cut = list(blocks(io.BytesIO(data), size=1000))
     assert b"".join(block for block, _ in cut) == data + b"\n"
     assert all(block.endswith(b"\n") for block, _ in cut)
-    assert [first for _, first in cut] == [1 + sum(block.count(b"\n") for block, _ in cut[:i]) for i in range(len(cut))]
+    assert [first for _, first in cut] == [1 + sum(_breaks(block) for block, _ in cut[:i]) for i in range(len(cut))]
     unnumbered = list(blocks(io.BytesIO(data), size=1000, numbered=False))
     assert [block for block, _ in unnumbered] == [block for block, _ in cut]
     assert {first for _, first in unnumbered} == {0}
@@ -793,7 +825,7 @@ def test_blocks_give_back_every_line_once(lines: list[bytes], final_newline: boo
     expected = data if not data or data.endswith(b"\n") else data + b"\n"
     assert b"".join(block for block, _ in cut) == expected
     assert all(block.endswith(b"\n") for block, _ in cut)
-    assert [first for _, first in cut] == [1 + sum(block.count(b"\n") for block, _ in cut[:i]) for i in range(len(cut))]
+    assert [first for _, first in cut] == [1 + sum(_breaks(block) for block, _ in cut[:i]) for i in range(len(cut))]
     unnumbered = list(blocks(Trickle(data), size=size, numbered=False))
     assert [block for block, _ in unnumbered] == [block for block, _ in cut]
     assert all(first == 0 for _, first in unnumbered)

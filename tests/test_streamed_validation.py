@@ -30,9 +30,12 @@ from rdflib.term import BNode, Node, URIRef
 
 from ldids.dumps import validation
 from ldids.dumps.results import LEAST
+from ldids.dumps.run import normalize_dump
+from ldids.dumps.stream import Settings
 from ldids.dumps.validation import validate_dump
 from ldids.errors import InputError
 from ldids.ntriples import quad_line
+from ldids.passes.config import Config
 from ldids.resources import shapes_graph
 from ldids.shacl.prefilter import needles
 from ldids.shacl.pyregex import to_python
@@ -313,6 +316,21 @@ def test_a_malformed_line_deep_in_a_file_is_reported_at_its_line(tmp_path: Path,
     assert raised.value.line == 378
     assert raised.value.column == 24  # the predicate, relative
     assert raised.value.source == str(data)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_malformed_line_after_lines_a_cr_ends_is_reported_as_normalize_reports_it(
+    tmp_path: Path, workers: int
+) -> None:
+    line = "<http://example.org/s> <http://example.org/p> <hdl:1765/1> ."
+    data = tmp_path / "d.nt"
+    data.write_bytes(((line + "\r") * 300 + (line + "\r\n") * 200 + "<http://example.org/s> <p> <o> .\n").encode())
+    with pytest.raises(InputError) as validated:
+        validate_dump([str(data)], shapes_graph(), workers=workers, block_size=256)
+    with pytest.raises(InputError) as normalized:
+        normalize_dump([str(data)], str(tmp_path / "out.nt"), Settings(Config()), workers=workers, block_size=256)
+    assert (validated.value.line, validated.value.column) == (501, 24)
+    assert (normalized.value.line, normalized.value.column) == (501, 24)
 
 
 @pytest.mark.parametrize("abort", [False, True])

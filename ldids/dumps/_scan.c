@@ -4177,7 +4177,8 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
     const unsigned char *s = data.buf;
     Py_ssize_t size = data.len, start = 0, number = 0, statements = 0, next_cr = -1;
     while (start < size) {
-        /* Lines end as scan_block ends them; a line's number counts LFs, as blocks.py does. */
+        /* Lines end as scan_block ends them (LF, CR LF, CR alone) and are numbered so, as
+         * blocks.py numbers them (line_breaks). */
         const unsigned char *newline = memchr(s + start, '\n', (size_t)(size - start));
         Py_ssize_t line_end = newline == NULL ? size : newline - s;
         Py_ssize_t next = newline == NULL ? size : line_end + 1;
@@ -4188,7 +4189,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
         }
         const unsigned char *line = s + start;
         Py_ssize_t body = line_end - start - (cr != NULL && cr - s == line_end - 1), index = number;
-        number += line_end < size && s[line_end] == '\n';
+        number += line_end < size; /* a line break ends it */
         start = next;
         Terms terms;
         int ok = trusted && split_statement(line, body, &terms, 1);

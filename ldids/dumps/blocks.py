@@ -10,7 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol
 
-__all__ = ["BlockCutter", "blocks"]
+__all__ = ["BlockCutter", "blocks", "line_breaks"]
+
+
+def line_breaks(data: bytes | bytearray, end: int | None = None) -> int:
+    """The lines that end in ``data[:end]``: a line ends at LF, CR LF or a CR alone (N-Triples
+    §7, EOL), as the per-line loop ends them, and pyoxigraph and rapper number them. The
+    blocks are cut after an LF, so no CR LF is split between two."""
+    end = len(data) if end is None else end
+    if data.find(b"\r", 0, end) < 0:  # most blocks: one count of LFs
+        return data.count(b"\n", 0, end)
+    return data.count(b"\n", 0, end) + data.count(b"\r", 0, end) - data.count(b"\r\n", 0, end)
 
 
 class BlockCutter:
@@ -29,7 +39,7 @@ class BlockCutter:
             self._rest = data
             return None
         block, self._rest = data[: cut + 1], data[cut + 1 :]
-        first, self._line = self._line, self._line + block.count(b"\n")
+        first, self._line = self._line, self._line + line_breaks(block)
         return block, first
 
     def end(self) -> tuple[bytes, int] | None:
@@ -76,4 +86,4 @@ def blocks(stream: Readable, size: int = 1 << 22, numbered: bool = True) -> Iter
         kept = end - cut - 1
         yield block, first
         if numbered:
-            first += block.count(b"\n")
+            first += line_breaks(block)

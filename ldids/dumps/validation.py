@@ -22,6 +22,7 @@ import gc
 import itertools
 import multiprocessing
 import os
+import re
 import signal
 import sys
 from collections import Counter, deque
@@ -37,7 +38,7 @@ import pyoxigraph as ox
 from rdflib import Graph
 from rdflib.term import BNode, Literal, Node, URIRef
 
-from ldids.dumps.blocks import blocks
+from ldids.dumps.blocks import blocks, line_breaks
 from ldids.dumps.pieces import Pieces
 from ldids.dumps.rdf_stream import Parsed
 from ldids.dumps.results import LEAST, Kept, Key, Seen
@@ -231,15 +232,16 @@ def _checked(
 
 def _statement_lines(data: BytesLike, first_line: int) -> list[tuple[int, bytes]]:
     """The line number and the line of each statement of a block (blank and comment lines
-    hold none). A line ends at LF, CR LF or CR (N-Triples §7, EOL), and is numbered by the
-    LFs before it, as select_lines and the blocks number them: after a CR alone, the next
-    statement has the number of the one before."""
+    hold none). A line ends at LF, CR LF or CR alone (N-Triples §7, EOL), and is numbered as
+    select_lines and the blocks number it (:func:`ldids.dumps.blocks.line_breaks`)."""
     return [
-        (first_line + i, piece)
-        for i, line in enumerate(bytes(data).split(b"\n"))
-        for piece in line.split(b"\r")
-        if piece.strip()[:1] not in (b"", b"#")
+        (first_line + i, line)
+        for i, line in enumerate(_LINE_BREAK.split(bytes(data)))
+        if line.strip()[:1] not in (b"", b"#")
     ]
+
+
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 
 
 def _not_a_statement(error: SyntaxError, lines: list[tuple[int, bytes]], count: int) -> InputError:
@@ -272,7 +274,7 @@ def _check_block(data: BytesLike, name: str = "", bar: Key | None = None, lines:
     assert _PLAN is not None
     count, rows, made = _check(_PLAN, data, 1, hashed=_SAME_KEY)
     if lines is None:
-        lines = bytes(data).count(b"\n")
+        lines = line_breaks(bytes(data))
     if bar is None or made is None or not rows:  # spawned: the rows are hashed where added
         return count, cast("list[_Row | None]", rows), made, lines, None
     shapes = list(map(_SHAPE, rows))
@@ -304,7 +306,7 @@ def _check_range(path: str, start: int, stop: int, name: str = "", bar: Key | No
     buffer = _BUFFERS.chunk
     with _read_range(path, start, stop, buffer) as data:
         # Counted in the buffer the range was read into, from its start: not in a copy.
-        return _check_block(data, name, bar, buffer.count(b"\n", 0, len(data)))
+        return _check_block(data, name, bar, line_breaks(buffer, len(data)))
 
 
 #: Does ``hash()`` give what it gives in the process that adds the rows up? In that process,
