@@ -165,7 +165,9 @@ def test_skipping_bad_lines_never_stops_a_run(workers: int, tmp_path: Path) -> N
     expected = stream._in_python(worker._Worker(settings), data, 1)
     rows = errors.read_bytes().decode("utf-8").split("\n")[:-1]
     assert summary.bad_lines == len(rows) == len(expected.bad) > 1_000
-    assert [tuple(row.split("\t")[:2]) for row in rows] == [(str(bad.line), str(bad.column)) for bad in expected.bad]
+    assert [tuple(row.split("\t")[:3]) for row in rows] == [
+        (str(source), str(bad.line), str(bad.column)) for bad in expected.bad
+    ]
     assert summary.lines_in == expected.lines
     assert summary.statements == expected.statements > 1_000
 

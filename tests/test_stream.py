@@ -634,7 +634,7 @@ def test_skipping_bad_lines_accounts_for_every_line(workers: int, block_size: in
     error_lines = errors.read_text().splitlines()
     assert summary.lines_in == 5 == summary.lines_out + len(error_lines)
     assert summary.bad_lines == 3
-    assert [line.split("\t")[0] for line in error_lines] == ["2", "3", "4"]
+    assert [line.split("\t")[:2] for line in error_lines] == [[str(source), number] for number in ("2", "3", "4")]
     assert written[:2] == ["<http://purl.org/poi/a.b/1> <http://b> <http://c> .", ""]
 
 
@@ -727,6 +727,26 @@ def test_problems_name_their_file_and_line(workers: int, tmp_path: Path) -> None
     assert [sample.split(": ")[0] for sample in summary.problem_samples] == [f"{first}:4", f"{second}:1"]
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_error_file_names_the_file_of_each_line(workers: int, tmp_path: Path) -> None:
+    """With several inputs a line number alone names no line: each row says its file first."""
+    good = "<http://example.org/s> <http://example.org/p> <hdl:1765/1> .\n"
+    first, second = tmp_path / "a.nt", tmp_path / "b.nt"
+    first.write_text(good * 3 + "<http://example.org/s> <p> <o> .\n")
+    second.write_text(good + "<http://example.org/s> <http://example.org/p> .\n" + good)
+    errors = tmp_path / "errors.tsv"
+    summary = normalize_dump(
+        [str(first), str(second)],
+        str(tmp_path / "out.nt"),
+        Settings(Config(), on_error="skip"),
+        workers=workers,
+        error_file=str(errors),
+    )
+    rows = [row.split("\t")[:3] for row in errors.read_text().splitlines()]
+    assert rows == [[str(first), "4", "24"], [str(second), "2", "47"]]
+    assert summary.bad_lines == 2
+
+
 @pytest.mark.parametrize("how", ["file", "stdin", "gzip"])
 def test_every_way_in_gives_the_same_bytes_and_line_numbers(how: str, tmp_path: Path) -> None:
     """Blocks read by the tasks themselves (a plain file) or by the coordinating process
@@ -761,9 +781,10 @@ def test_every_way_in_gives_the_same_bytes_and_line_numbers(how: str, tmp_path: 
     finally:
         sys.stdin = stdin
     assert got.read_bytes() == expected.read_bytes()
-    assert (tmp_path / "e2.tsv").read_bytes() == (tmp_path / "e1.tsv").read_bytes()
-    assert (tmp_path / "e1.tsv").read_text().startswith("401\t23\t")
     name = {"file": str(source), "stdin": "<stdin>", "gzip": inputs[0]}[how]
+    errors = (tmp_path / "e1.tsv").read_text()
+    assert (tmp_path / "e2.tsv").read_text() == errors.replace(f"{source}\t", f"{name}\t")
+    assert errors.startswith(f"{source}\t401\t23\t")
     assert [sample.replace(name, str(source)) for sample in two.problem_samples] == one.problem_samples
     assert one.problem_samples[-1].startswith(f"{source}:402: invalid info-fedora identifier")
     # The samples name where they were read from (compared above); everything else is the same.

@@ -185,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     dumps.add_argument(
         "--error-file",
         metavar="FILE",
-        help="skipped lines, as LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT (default ldids-errors.tsv)",
+        help="skipped lines, as FILE<TAB>LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT (default ldids-errors.tsv)",
     )
     dumps.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True, help="progress on a terminal")
     dumps.add_argument(

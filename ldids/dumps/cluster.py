@@ -43,7 +43,7 @@ from typing import IO, Any
 
 from ldids.dumps.blocks import blocks
 from ldids.dumps.link_ranges import Sorted, boundaries, merge_range, new_links, write_sorted
-from ldids.dumps.run import DumpSummary, crosswalk_line, link_rows
+from ldids.dumps.run import DumpSummary, _bad_line, crosswalk_line, link_rows
 from ldids.dumps.sorting import SortedUnique, _merged
 from ldids.dumps.stream import BadLine, BlockResult, Settings, new_run, process_block, shared_decisions
 from ldids.errors import InputError
@@ -329,9 +329,7 @@ def _combine(partitions: list[_Partition], settings: Settings, folder: Path, err
     if bad_lines:
         errors = Path(error_file) if error_file else folder / "errors.tsv"
         with errors.open("w", encoding="utf-8") as stream:
-            for path, bad in bad_lines:
-                text = bad.text.replace("\t", "\\t")
-                stream.write(f"{path}\t{bad.line}\t{bad.column}\t{bad.message}\t{text}\n")
+            stream.writelines(_bad_line(path, bad, 0) for path, bad in bad_lines)
         summary.bad_lines = len(bad_lines)
     return summary
 

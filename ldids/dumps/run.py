@@ -303,7 +303,8 @@ def normalize_dump(
     against the shipped shapes as it is made, each block by the process that makes it, the
     links by this one: its results name the output (or links) file and line.
     Raises InputError at the first bad line unless ``settings.on_error == "skip"``, in
-    which case bad lines go to ``error_file`` as ``LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT``.
+    which case bad lines go to ``error_file`` as ``FILE<TAB>LINE<TAB>COLUMN<TAB>MESSAGE<TAB>TEXT``
+    (as the Dask path writes them: with several inputs, a line number alone names no line).
     An input cut short is an InputError whatever ``on_error`` says: a compressed file that
     ends before its end, or a last line that has no line break and is not a statement.
     """
@@ -377,7 +378,7 @@ def normalize_dump(
                             )
                         if errors is None:
                             errors = stack.enter_context(atomic_output(error_file or "ldids-errors.tsv"))
-                        errors.write("".join(_bad_line(bad, lines_before) for bad in result.bad).encode("utf-8"))
+                        errors.write("".join(_bad_line(name, bad, lines_before) for bad in result.bad).encode("utf-8"))
                         summary.bad_lines += len(result.bad)
                     if isinstance(data, _Part):
                         try:
@@ -497,6 +498,6 @@ def _finding(validation: Streamed | None, name: str, lines_before: int) -> _Foun
     return found
 
 
-def _bad_line(bad: BadLine, lines_before: int) -> str:
+def _bad_line(name: str, bad: BadLine, lines_before: int) -> str:
     text = bad.text.replace("\t", "\\t")
-    return f"{lines_before + bad.line}\t{bad.column}\t{bad.message}\t{text}\n"
+    return f"{name}\t{lines_before + bad.line}\t{bad.column}\t{bad.message}\t{text}\n"
