@@ -3515,6 +3515,10 @@ static void first_bytes(Packed *packed) {
     for (int d = 0; d < packed->dfa_count && packed->by_first; d++) {
         const Dfa *dfa = &packed->dfas[d];
         uint64_t bit = (uint64_t)1 << d;
+        if (dfa->position < 0 || dfa->position > 2) { /* a term automata_clean reads: 0 to 2 */
+            packed->by_first = 0;
+            break;
+        }
         packed->reads[dfa->position] |= bit;
         uint32_t start = dfa->rows[dfa->flags];
         for (int c = 0; c < 256; c++) {
