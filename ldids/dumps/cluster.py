@@ -151,8 +151,12 @@ def _run_task(task: _Task, settings: Settings, folder: str, suffix: str) -> _Par
         source = _Range(raw, task.start, task.stop)
         out = stack.enter_context(Path(folder, f"part-{task.index:05d}{suffix}").open("wb"))
         behind = WriteBehind(out)  # a partition is output, written out as it grows, as the single process's
-        for data, first in blocks(source, BLOCK_SIZE):
+        first = 1
+        # Numbered by the results' own count of lines (the per-line loop's), not counted
+        # again over every byte as blocks() would (a fifth of a second at 10M statements).
+        for data, _ in blocks(source, BLOCK_SIZE, numbered=False):
             result = process_block(data, first, settings, into=buffer)
+            first += result.lines
             out.write(result.output)
             behind.advance()
             _add(total, result)
