@@ -3533,6 +3533,11 @@ static void first_bytes(Packed *packed) {
     }
 }
 
+/* The bits first to end - 1 (0 <= first <= end <= 64) set. */
+static inline uint64_t bit_range(int first, int end) {
+    return end > first ? (~(uint64_t)0 >> (64 - (end - first))) << first : 0;
+}
+
 static inline int lowest_bit(uint64_t bits) {
 #if defined(__GNUC__) || defined(__clang__)
     return __builtin_ctzll(bits);
@@ -3634,6 +3639,15 @@ static inline void lane_stopped(Packed *packed, Lanes *lanes, int k) {
     lanes->row[k] = lanes->row[last];
 }
 
+/* Those of the lanes in a stopping state leave, the last first (lane_stopped). */
+static inline void lanes_stopped(Packed *packed, Lanes *lanes) {
+    for (int k = lanes->count - 1; k >= 0; k--) {
+        if (lanes->row[k] >= lanes->stop_at[k]) {
+            lane_stopped(packed, lanes, k);
+        }
+    }
+}
+
 /* Adds the Dfa ``d`` to the lanes, in the state ``row``. */
 static inline void lane_add(const Packed *packed, Lanes *lanes, int d, uint32_t row) {
     const Dfa *dfa = &packed->dfas[d];
@@ -3678,11 +3692,7 @@ static void run_lanes(Packed *packed, Lanes *lanes, const unsigned char *text, P
             lanes->row[1] = s1;
             lanes->row[third] = s2;
             lanes->row[fourth] = s3;
-            for (int k = lanes->count - 1; k >= 0; k--) { /* those that stopped leave, the last first */
-                if (lanes->row[k] >= lanes->stop_at[k]) {
-                    lane_stopped(packed, lanes, k);
-                }
-            }
+            lanes_stopped(packed, lanes);
             continue;
         }
         if (lanes->count > 2) {
@@ -3720,11 +3730,7 @@ static void run_lanes(Packed *packed, Lanes *lanes, const unsigned char *text, P
             }
         }
         lanes->row[0] = row0;
-        for (int k = lanes->count - 1; k >= 0; k--) { /* those that stopped leave, the last first */
-            if (lanes->row[k] >= lanes->stop_at[k]) {
-                lane_stopped(packed, lanes, k);
-            }
-        }
+        lanes_stopped(packed, lanes);
     }
     for (int k = 0; k < lanes->count; k++) {
         uint32_t end = lanes->rows[k][lanes->row[k] + lanes->class_of[k][256]]; /* the end marker's state */
@@ -3828,7 +3834,7 @@ static int automata_clean(Packed *packed, const unsigned char *line, const Terms
             const PackedWay *last = &packed->ways[rule->first_way + rule->way_count - 1];
             int end = last->first + last->count;
             if (packed->by_first) {
-                packed->asked_bits |= end > first ? (~(uint64_t)0 >> (64 - (end - first))) << first : 0;
+                packed->asked_bits |= bit_range(first, end);
             } else {
                 memset(packed->asked + first, 1, (size_t)(end - first));
             }
@@ -3975,7 +3981,7 @@ static int group_rows(Group *group, const unsigned char *line, const Terms *term
         }
     }
     if (packed->by_first) {
-        packed->asked_bits = packed->dfa_count > 0 ? ~(uint64_t)0 >> (64 - packed->dfa_count) : 0;
+        packed->asked_bits = bit_range(0, packed->dfa_count);
     } else {
         memset(packed->asked, 1, (size_t)packed->dfa_count);
     }

@@ -21,6 +21,7 @@ import shutil
 import sys
 import tempfile
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, NoReturn
@@ -44,9 +45,13 @@ from ldids.rdf.files import scratch_file, scratch_folder
 
 if TYPE_CHECKING:
     import mmap
-    from collections.abc import Callable
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
+
+
+#: What the checks found in a batch of lines (:func:`ldids.dumps.validation.check_output`:
+#: the statements, the rows, their digests), handed on with the lines before the batch.
+Found = Callable[[tuple[int, list[Any], "list[int] | None"], int], None]
 
 
 @dataclass
@@ -418,7 +423,7 @@ def _write_halves(
     halves: tuple[bytes, list[IO[bytes]]],
     pool: _Pool | None,
     advance: Callable[[], None] | None = None,
-    found: Callable[[tuple[int, list[Any], list[int] | None], int], None] | None = None,
+    found: Found | None = None,
 ) -> int:
     """Writes the lower half of the links' runs merged here, then the upper half the worker
     merged (in the kernel where ``plain``, as :func:`_append_part`); their count.

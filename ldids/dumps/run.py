@@ -36,7 +36,7 @@ from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
 from ldids.dumps.blocks import Readable, blocks
 from ldids.dumps.parse_beside import Beside
 from ldids.dumps.pieces import Pieces
-from ldids.dumps.pool import _append_part, _Part, _Pool, _split_links, _write_halves
+from ldids.dumps.pool import Found, _append_part, _Part, _Pool, _split_links, _write_halves
 from ldids.dumps.serve import _BUFFERS, _Chunk, _detached, _output_buffer, _written
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import (
@@ -456,7 +456,7 @@ def normalize_dump(
 
 
 def _write_lines(
-    sink: _Sink, lines: Iterator[str] | SortedUnique, found: _Found | None = None, behind: WriteBehind | None = None
+    sink: _Sink, lines: Iterator[str] | SortedUnique, found: Found | None = None, behind: WriteBehind | None = None
 ) -> int:
     """Write lines in batches (one write per line costs more than making the line), each
     batch checked where ``found`` takes what the checks find, with the lines before it;
@@ -480,12 +480,7 @@ def _encoded(lines: Iterator[str], batch: int = 10_000) -> Iterator[tuple[bytes,
         yield ("\n".join(chunk) + "\n").encode(), len(chunk)
 
 
-#: What the checks found in a batch of lines (:func:`ldids.dumps.validation.check_output`:
-#: the statements, the rows, their digests), and the lines before the batch.
-_Found = Callable[[tuple[int, list[Any], "list[int] | None"], int], None]
-
-
-def _finding(validation: Streamed | None, name: str, lines_before: int) -> _Found | None:
+def _finding(validation: Streamed | None, name: str, lines_before: int) -> Found | None:
     """What adds the results found in the links written to ``name`` after its first
     ``lines_before`` lines to ``validation`` (None: nothing is checked)."""
     if validation is None:
