@@ -400,6 +400,11 @@ def values(namespace: str) -> st.SearchStrategy[Literal]:
 @example([("oai:example.org:OAI:0", Literal("OAI:0"))])
 @example([("info:fedora/hdl:1", Literal("hdl:2")), ("info:fedora/HDL:1", Literal("HDL:2"))])
 @example([("oai:example.org:info:1", Literal("info:fedora/x"))])
+# Those prefixes percent-encoded, their separator escaped: left alone as escaped identifiers.
+@example([("iNFo:FedOrA/HDL:0", Literal("HDL%3A0eBE9~WW")), ("info:fedora/oai:1", Literal("OAI%3a2"))])
+@example(
+    [("oai:example.org:info:1", Literal("info%3Afedora%2Fx")), ("oai:example.org:info:2", Literal("info%3afedora/"))]
+)
 def test_bare_pid_target_selects_what_the_decision_takes(statements: list[tuple[str, Literal]]) -> None:
     data = Graph()
     for subject, value in statements:
