@@ -232,6 +232,12 @@ _ALL = etree.XPath(f"*/{_LITERAL_ELEMENTS}", namespaces={"rdf": _RDF})
 _IN = etree.XPath(_LITERAL_ELEMENTS, namespaces={"rdf": _RDF})
 
 
+def _elements(root: etree._Element) -> list[etree._Element]:
+    """The elements in ``root``: not the comments and processing instructions between them,
+    which lxml counts as children too (and the XPaths above, ``*``, do not)."""
+    return [child for child in root if isinstance(child.tag, str)]
+
+
 class _Literals:
     """The XML literals of a document in the order pyoxigraph gives them (the order their
     property elements end, which is their document order: such elements do not nest), each
@@ -256,29 +262,31 @@ class _Literals:
         the top-level element lxml is still in."""
         if self.queue:
             return True
-        root = self.root
-        if not self._seen or root is None or not len(root):
+        last = self._last()
+        if not self._seen or last is None:
             return False
-        return len(cast("list[etree._Element]", _IN(root[-1]))) > self._taken
+        return len(cast("list[etree._Element]", _IN(last))) > self._taken
 
     def collect(self, *, ended: bool) -> None:
         """Queue the literals of the top-level elements read whole (all, at the end), and drop them."""
         root = self.root
-        if root is None or len(root) < (1 if ended else 2):
+        if root is None or len(_elements(root)) < (1 if ended else 2):
             return
         if self._seen:
             found = cast("list[etree._Element]", (_ALL if ended else _READ_WHOLE)(root))
             for element in found[self._taken :]:
                 self._queue(element)
             self._taken = 0
-        del root[: len(root) if ended else len(root) - 1]
+        last = self._last()
+        del root[: len(root) if ended or last is None else root.index(last)]
 
     def next(self) -> list[Any]:
         """The next literal's entry. pyoxigraph can give a literal of the top-level element
         lxml is still in; lxml has read the literal's end (it reads ahead), so it is taken
         from there."""
-        if not self.queue and self.root is not None and len(self.root):
-            found = cast("list[etree._Element]", _IN(self.root[-1]))
+        last = self._last()
+        if not self.queue and last is not None:
+            found = cast("list[etree._Element]", _IN(last))
             # All but the last found have ended (they do not nest: the last starts after their
             # end); the last may not have, unless it is the one pyoxigraph asks for.
             for element in found[self._taken : -1]:
@@ -290,6 +298,11 @@ class _Literals:
         if not self.queue:
             raise _out_of_step()
         return self.queue[0]
+
+    def _last(self) -> etree._Element | None:
+        """The top-level element lxml is in, or read last."""
+        elements = [] if self.root is None else _elements(self.root)
+        return elements[-1] if elements else None
 
     def _queue(self, element: etree._Element) -> None:
         if element.get(_PARSE_TYPE) == "Literal":
