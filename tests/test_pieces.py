@@ -7,20 +7,27 @@ pieces give: a large document's output byte for byte that of the run that does n
 an error in a later piece the document's own; the documents that are not cut. The W3C
 RDF/XML and Turtle suites read in pieces are in tests/test_rdf_xml.py and
 tests/test_w3c_rdf.py; generated Turtle and TriG documents, directives and graph blocks
-anywhere, are read in pieces at the end of this file.
+anywhere, and generated RDF/XML documents (comments and processing instructions between the
+elements, XML literals, node IDs, xml:base, errors), are read in pieces at the end of this
+file, and the RDF/XML ones by the graph path too.
 """
 
 from __future__ import annotations
 
 import gzip
+import io
 import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from rdflib import Graph
+from rdflib.compare import isomorphic
+from rdflib.term import Node
 
 from ldids.dumps import pieces
 from ldids.dumps.rdf_stream import NQuadsReader, Parsed
@@ -29,7 +36,9 @@ from ldids.dumps.stream import Settings
 from ldids.dumps.worker import _scan
 from ldids.errors import InputError, PieceError
 from ldids.passes.config import Config
+from ldids.rdf import io as rdfio
 from ldids.rdf import turtlecut, xmlcut
+from ldids.rdf.oxigraph import rdflib_term
 
 compiled = pytest.mark.skipif(_scan is None, reason="the C extension ldids.dumps._scan was not built")
 
@@ -669,6 +678,159 @@ def test_generated_documents_read_in_pieces_as_in_step(data: st.DataObject, trig
             except InputError as error:
                 expected = (None, str(error))
     assert in_pieces[:2] == expected, text
+
+
+# -- Generated RDF/XML: the pieces read what the document reads -----------------------------------
+
+_RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+_XML_TEXTS = st.sampled_from(
+    ["plain", "a &lt; b &amp; c", "&#x41;&#66;", "<![CDATA[<rdf:Description> ]]>", "  x\r\n  ", ""]
+)
+_XML_BETWEEN = st.sampled_from(["\n", "", "  ", "<!-- </rdf:Description> <x> -->", "<?pi a > b?>", "\r\n<!---->\n"])
+# One time in ten (Hypothesis draws small integers more often than others).
+_SELDOM = st.sampled_from([False] * 9 + [True])
+# What makes a document no RDF/XML, or not well-formed, put in now and then.
+_XML_BROKEN = st.sampled_from(["<![CDATA[", "&amp;", "<ex:p>unclosed", "</ex:p>", "&nope;", "text", "<rdf:li/>"])
+_XML_PROLOGS = st.sampled_from(['<?xml version="1.0"?>\n', "", '<?xml version="1.0" encoding="UTF-8"?><!-- c -->\n'])
+_XML_ROOTS = st.sampled_from(
+    [
+        f'<rdf:RDF xmlns:rdf="{_RDF}" xmlns:ex="http://e/"',
+        f'<rdf:RDF xmlns:ex="http://e/" xmlns="http://d/" xmlns:rdf="{_RDF}" xml:base="http://b/"',
+        f'<rdf:RDF xmlns:rdf="{_RDF}" xmlns:ex="http://e/" xml:lang="en"',
+        f"<rdf:RDF xmlns:rdf='{_RDF}' xmlns:ex='http://e/' xml:base='http://b/d/x'\n",
+    ]
+)
+
+
+@st.composite
+def _xml_property(draw: st.DrawFn, n: int, entities: bool) -> str:
+    k = draw(st.integers(0, 3))
+    text = draw(st.sampled_from(["x &ent; y", "&e;"])) if entities and draw(st.booleans()) else draw(_XML_TEXTS)
+    return draw(
+        st.sampled_from(
+            [
+                f"<ex:p>{text}</ex:p>",
+                f'<ex:p rdf:resource="o{n}"/>',
+                f'<ex:p rdf:nodeID="b{k}"/>',
+                '<ex:p rdf:datatype="http://www.w3.org/2001/XMLSchema#integer">5</ex:p>',
+                '<ex:p xml:lang="de">Hallo</ex:p>',
+                f'<ex:p rdf:parseType="Literal"><b xmlns="http://h/">x{n}<!-- c --></b><?p?></ex:p>',
+                '<ex:p rdf:parseType="Resource"><ex:q>1</ex:q></ex:p>',
+                '<ex:p rdf:parseType="Collection"><rdf:Description rdf:about="c1"/><ex:T/></ex:p>',
+                f'<ex:p><rdf:Description rdf:about="n{n}"><ex:q>in</ex:q></rdf:Description></ex:p>',
+                f'<ex:p xml:base="http://q/{n}/" rdf:resource="r"/>',
+                f'<ex:p rdf:datatype="{_RDF}XMLLiteral">&lt;b/&gt;</ex:p>',
+                "<ex:p/>",
+                "<rdf:_1>one</rdf:_1>",
+                f'<ex:p xmlns:ex="http://other/">scoped {n}</ex:p>',
+            ]
+        )
+    )
+
+
+@st.composite
+def _xml_node(draw: st.DrawFn, n: int, entities: bool) -> str:
+    k = draw(st.integers(0, 3))
+    properties = "".join(draw(st.lists(_xml_property(n, entities), max_size=3)))
+    start = draw(
+        st.sampled_from(
+            [
+                f'rdf:Description rdf:about="s{n}"',
+                f'ex:Thing rdf:about="#t{n}"',
+                f'rdf:Description rdf:nodeID="b{k}"',
+                "rdf:Description",
+                f"rdf:Description rdf:about='s{n}' ex:attr=\"v &amp; w\"",
+                f'rdf:Description xml:base="http://other/{n}/" rdf:about="rel"',
+                f'rdf:Description rdf:about="s{n}" xml:lang="fr"',
+                f'rdf:Description rdf:about = "q{n}" ex:gt="a>b"',
+                f'ex:Thing xmlns:ex="http://other/" rdf:about="z{n}" rdf:type="http://e/T"',
+            ]
+        )
+    )
+    name = start.split()[0]
+    return f"<{start}/>" if not properties and draw(st.booleans()) else f"<{start}>{properties}</{name}>"
+
+
+@st.composite
+def _xml_between(draw: st.DrawFn) -> str:
+    return "" if draw(st.integers(0, 3)) else draw(_XML_BETWEEN)
+
+
+@st.composite
+def _xml_document(draw: st.DrawFn) -> str:
+    prolog = draw(_XML_PROLOGS)
+    if draw(_SELDOM):  # refused (DESIGN.md §7), in pieces too
+        prolog += '<!DOCTYPE rdf:RDF [<!ENTITY ent "entity &#x26; text"> <!ENTITY e "http://e/">]>\n'
+    entities = "ENTITY ent" in prolog
+    nodes = [draw(_xml_between()) + draw(_xml_node(n, entities)) for n in range(draw(st.integers(1, 12)))]
+    if draw(_SELDOM):
+        nodes.insert(draw(st.integers(0, len(nodes))), draw(_XML_BROKEN))
+    if draw(_SELDOM):  # no rdf:RDF: the document is one node element
+        node = draw(_xml_node(0, entities))
+        name = re.match(r"<([\w:]+)", node).group(1)  # type: ignore[union-attr]
+        spaces = f' xmlns:rdf="{_RDF}"' + ("" if "xmlns:ex=" in node else ' xmlns:ex="http://e/"')
+        return prolog + node.replace(name, name + spaces, 1)
+    ending = draw(st.sampled_from(["", "<!-- after -->", "\n<?pi?>"]))
+    return f"{prolog}{draw(_XML_ROOTS)}>\n{''.join(nodes)}{draw(_xml_between())}</rdf:RDF>\n{ending}"
+
+
+@compiled
+@settings(max_examples=500, deadline=None)
+@given(_xml_document(), st.integers(1, 300))
+def test_generated_rdf_xml_read_in_pieces_as_in_step(text: str, step: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "doc.rdf"
+        path.write_text(text)
+        in_pieces = _read(path, "xml", step)
+        event("cut" if in_pieces[2] else "read in step")
+        event("an error" if in_pieces[1] else "statements")
+        with path.open("rb") as source:
+            try:
+                expected: tuple[bytes | None, str | None] = (
+                    _numbered(NQuadsReader(source, "xml", name=str(path), base="http://base/").read()),
+                    None,
+                )
+            except InputError as error:
+                expected = (None, str(error))
+    assert in_pieces[:2] == expected, text
+
+
+def _as_graph(read: Callable[[], list[tuple[Node, Node, Node]]]) -> Graph | None:
+    """The triples ``read`` gives, as an rdflib graph, or None if it raises an InputError."""
+    try:
+        triples = read()
+    except InputError:
+        return None
+    graph = Graph()
+    for triple in triples:
+        graph.add(triple)
+    return graph
+
+
+@settings(max_examples=200, deadline=None)
+@given(_xml_document())
+def test_generated_rdf_xml_read_as_a_graph_as_streamed(text: str) -> None:
+    # The graph path (ldids.rdf.io, rdflib terms) and the stream (N-Quads lines) read a
+    # document alike: the same statements, blank nodes aside, or both an error.
+    data = text.encode()
+
+    def streamed() -> list[tuple[Node, Node, Node]]:
+        # Their terms as the graph path makes them (rdflib_term, rdflib's normalizing off):
+        # rdflib would rewrite an XML literal's text (<?p?> as <?p ?>).
+        lines = NQuadsReader(io.BytesIO(data), "xml", name="doc.rdf", base="http://base/").read()
+        with rdfio._rdflib_quietly():
+            return [
+                (rdflib_term(q.subject), rdflib_term(q.predicate), rdflib_term(q.object))
+                for q in ox.parse(lines, format=ox.RdfFormat.N_QUADS)
+            ]
+
+    def graph() -> list[tuple[Node, Node, Node]]:
+        quads = rdfio.read_bytes(data, "xml", source="doc.rdf", base="http://base/").quads
+        return [(s, p, o) for s, p, o, _ in quads]
+
+    one, other = _as_graph(streamed), _as_graph(graph)
+    assert (one is None) == (other is None), text
+    assert one is None or other is None or isomorphic(one, other), text
 
 
 # -- The labels pyoxigraph draws, made a piece's own ----------------------------------------------
