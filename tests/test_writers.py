@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 import zstandard
 from rdflib import Graph
@@ -405,6 +406,77 @@ def test_line_formats_hold_no_prefixes(tmp_path: Path) -> None:
     assert all(line.startswith("<") for line in out.read_text().splitlines())
 
 
+# -- What the writers write is what was read ----------------------------------------------------
+
+XSD_NS = "http://www.w3.org/2001/XMLSchema#"
+TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+#: Literals rdflib's writers write bare or as JSON values, made again from their values:
+#: another lexical form, or (a boolean written 1) another datatype. Each must read back as it is.
+AS_WRITTEN = [
+    ("1.0e0", "double"),
+    ("-2e3", "double"),
+    ("NaN", "double"),
+    ("1", "decimal"),
+    ("1.50", "decimal"),
+    ("01", "integer"),
+    ("+7", "integer"),
+    ("1", "boolean"),
+    ("0", "boolean"),
+    ("true", "boolean"),
+    ("TRUE", "boolean"),  # not a boolean's lexical form: kept all the same
+    ("x", "integer"),  # nor this an integer's
+]
+LITERALS = "".join(
+    f'<http://e/s> <http://e/p{n}> "{text}"^^<{XSD_NS}{kind}> .\n' for n, (text, kind) in enumerate(AS_WRITTEN)
+)
+
+
+def _statements(data: bytes, fmt: ox.RdfFormat) -> list[str]:
+    dataset = ox.Dataset(ox.parse(data, format=fmt))
+    dataset.canonicalize(ox.CanonicalizationAlgorithm.UNSTABLE)
+    return sorted(str(quad) for quad in dataset)
+
+
+@pytest.mark.parametrize(
+    ("suffix", "fmt"),
+    [
+        (".ttl", ox.RdfFormat.TURTLE),
+        (".trig", ox.RdfFormat.TRIG),
+        (".jsonld", ox.RdfFormat.JSON_LD),
+        (".rdf", ox.RdfFormat.RDF_XML),
+    ],
+)
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(LITERALS, id="numbers and booleans"),
+        pytest.param(
+            f'<http://e/s> {TYPE} "text" .\n<http://e/s> {TYPE} _:b .\n_:b <http://e/p> "1" .\n', id="rdf:type"
+        ),
+    ],
+)
+def test_every_writer_writes_the_statements_it_was_given(
+    data: str, suffix: str, fmt: ox.RdfFormat, tmp_path: Path
+) -> None:
+    # rdflib's Turtle and TriG writers wrote "1.0e0"^^xsd:double as 1e+00 and "1"^^xsd:boolean
+    # as 1 (an xsd:integer); its JSON-LD writer wrote JSON numbers and booleans, and a literal
+    # or blank node in "@type", which no reader takes.
+    source, out = tmp_path / "in.nt", tmp_path / f"out{suffix}"
+    source.write_text(data)
+    assert main(["normalize", str(source), "-q", "-o", str(out)]) == 0
+    assert _statements(out.read_bytes(), fmt) == _statements(source.read_bytes(), ox.RdfFormat.N_TRIPLES)
+
+
+def test_a_predicate_rdf_xml_cannot_write_is_an_error_that_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, out = tmp_path / "in.nt", tmp_path / "out.rdf"
+    source.write_text('<http://e/s> <http://e/0/1> "x" .\n')
+    assert main(["normalize", str(source), "-q", "-o", str(out)]) == 2
+    assert "RDF/XML cannot write the predicate <http://e/0/1>" in capsys.readouterr().err
+    assert not out.exists()
+
+
 # -- Telling a format from its first bytes ------------------------------------------------------
 
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
@@ -774,3 +846,20 @@ def test_sigkill_at_any_moment_leaves_nothing_behind(
     assert left in ([], [name])
     if left:  # the run ended before the kill: the output is whole
         assert (folder / name).read_bytes() == expected
+
+
+def test_a_turtle_validation_report_gives_the_value_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The report's sh:value is the data's literal: rdflib's writer gave 1e+00.
+    shapes, data = tmp_path / "shapes.ttl", tmp_path / "data.nt"
+    shapes.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> .\n@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
+        "<http://e/S> a sh:NodeShape ; sh:targetSubjectsOf <http://e/p> ;\n"
+        "  sh:property [ sh:path <http://e/p> ; sh:datatype xsd:integer ] .\n"
+    )
+    data.write_text(f'<http://e/s> <http://e/p> "1.0e0"^^<{XSD_NS}double> .\n')
+    assert main(["validate", "-s", str(shapes), "-f", "turtle", str(data)]) == 1
+    report = ox.parse(capsys.readouterr().out.encode(), format=ox.RdfFormat.TURTLE)  # rdflib's would normalize
+    values = [quad.object for quad in report if quad.predicate.value == "http://www.w3.org/ns/shacl#value"]
+    assert values == [ox.Literal("1.0e0", datatype=ox.NamedNode(f"{XSD_NS}double"))]

@@ -184,7 +184,9 @@ def write_report(
     Turtle; its results are ``results`` where given (a streamed run's, written as they are
     read back, however many), else the verdict's own."""
     if fmt == "turtle" and results is None:
-        out.write(verdict.report_graph().serialize(format="turtle"))
+        from ldids.rdf.io import graph_turtle
+
+        out.write(graph_turtle(verdict.report_graph()).decode("utf-8"))
         return
     every = iter(verdict.violations if results is None else results)
     if fmt == "turtle":

@@ -29,8 +29,8 @@ import rdflib
 from lxml import etree
 from rdflib import Dataset, Graph
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
-from rdflib.namespace import RDF
-from rdflib.term import BNode, Node, URIRef
+from rdflib.namespace import NAME_START_CATEGORIES, RDF, XSD, split_uri
+from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids import safexml
 from ldids.errors import InputError
@@ -328,6 +328,10 @@ def serialize(quads: Iterable[Quad], fmt: Format, prefixes: Mapping[str, str] | 
     if not fmt.writable:
         raise InputError(f"{fmt.name} is an input format only")
     ordered = sorted(quads, key=quad_line)
+    if fmt.name in ("turtle", "trig"):
+        ordered = [(s, p, _as_written(o), g) for s, p, o, g in ordered]
+    if fmt.name == "xml":
+        _check_rdf_xml_predicates(ordered)
     if fmt.name in ("nt", "nquads"):
         if fmt.name == "nt" and any(q[3] is not None for q in ordered):
             raise InputError("the data has named graphs, which N-Triples cannot hold: use -t nquads or trig")
@@ -345,15 +349,75 @@ def serialize(quads: Iterable[Quad], fmt: Format, prefixes: Mapping[str, str] | 
             )
             target.add((s, p, o))
         _bind_prefixes(dataset, ordered, prefixes or {})
+        if fmt.name == "json-ld":
+            return _json_ld(dataset, ordered)
         with _rdflib_quietly():
             result: bytes = dataset.serialize(format=fmt.name, encoding="utf-8")
-        return _sorted_json_ld(result) if fmt.name == "json-ld" else result
+        return result
     graph = Graph()
     for s, p, o, _ in ordered:
         graph.add((s, p, o))
     _bind_prefixes(graph, ordered, prefixes or {})
     data = bytes(graph.serialize(format=fmt.name, encoding="utf-8"))
     return _sorted_rdf_xml(data) if fmt.name == "xml" else data
+
+
+def graph_turtle(graph: Graph) -> bytes:
+    """``graph`` in Turtle, with its prefixes, each literal as it is written
+    (:func:`_as_written`): a validation report's values are the data's."""
+    out = Graph()
+    for prefix, namespace in graph.namespaces():
+        out.bind(prefix, namespace, override=True, replace=True)
+    for s, p, o in graph:
+        out.add((s, p, _as_written(o)))
+    return bytes(out.serialize(format="turtle", encoding="utf-8"))
+
+
+# Turtle's numbers and booleans written bare (Turtle §2.5.2, INTEGER, DECIMAL, DOUBLE,
+# BooleanLiteral), each read back as its datatype.
+_BARE = {
+    XSD.integer: re.compile(r"[+-]?[0-9]+"),
+    XSD.decimal: re.compile(r"[+-]?[0-9]*\.[0-9]+"),
+    XSD.boolean: re.compile(r"true|false"),
+}
+
+
+class _Quoted(Literal):
+    """A literal rdflib's Turtle and TriG writers write quoted, with its datatype. They write
+    a number or a boolean bare, made again from its value: "1.0e0"^^xsd:double as 1e+00,
+    "1"^^xsd:decimal as 1.0, and "1"^^xsd:boolean as 1, which reads back as an xsd:integer.
+    Lexical forms are data (see _rdflib_quietly)."""
+
+    __slots__ = ()
+
+    def _literal_n3(self, use_plain: bool = False, qname_callback: Any = None) -> str:
+        return super()._literal_n3(False, qname_callback)
+
+
+def _as_written(node: Node) -> Node:
+    """``node``, or, where rdflib would write it bare as another lexical form or datatype,
+    the same literal to be written quoted (:class:`_Quoted`). Only the lexical forms that read
+    back as themselves (an integer as 42, a decimal as 1.50, true and false) stay bare."""
+    if not isinstance(node, Literal) or node.datatype is None or node.language is not None:
+        return node
+    bare = _BARE.get(node.datatype)
+    if bare is not None and bare.fullmatch(str(node)):
+        return node
+    return _Quoted(str(node), datatype=node.datatype, normalize=False)
+
+
+def _check_rdf_xml_predicates(quads: list[Quad]) -> None:
+    """RDF/XML writes a predicate as an element's name, a namespace and an XML name at its
+    end (RDF 1.1 XML Syntax §2.2): an InputError naming a predicate with no such end (one
+    that ends in a digit after a slash, http://e/1), which rdflib's writer fails on."""
+    for predicate in sorted({str(p) for _, p, _, _ in quads}):
+        try:
+            split_uri(predicate, NAME_START_CATEGORIES)
+        except ValueError:
+            raise InputError(
+                f"RDF/XML cannot write the predicate <{predicate}>: it does not end in an XML name; "
+                "write Turtle, TriG, N-Triples, N-Quads or JSON-LD (-t)"
+            ) from None
 
 
 # Readable prefixes for the vocabularies this data is full of.
@@ -402,7 +466,22 @@ def _sorted_rdf_xml(data: bytes) -> bytes:
     return bytes(etree.tostring(root, xml_declaration=True, encoding="utf-8")) + b"\n"
 
 
-def _sorted_json_ld(data: bytes) -> bytes:
+def _json_ld(dataset: Dataset, quads: list[Quad]) -> bytes:
+    """The dataset in JSON-LD, each literal's lexical form a string as written: rdflib's
+    writer (7.x) asks for native JSON numbers and booleans whatever it is told, and a reader
+    makes "01"^^xsd:integer 1, "-2e3"^^xsd:double -2.0E3 and "1"^^xsd:boolean true of them.
+    rdf:type is written as any other property where one of its objects is not an IRI:
+    "@type" holds IRIs (JSON-LD 1.1 §4.3), and a literal or a list there is a document no
+    reader takes back."""
+    from rdflib.plugins.serializers.jsonld import from_rdf
+
+    as_property = any(p == RDF.type and not isinstance(o, URIRef) for _, p, o, _ in quads)
+    with _rdflib_quietly():
+        made = from_rdf(dataset, use_native_types=False, use_rdf_type=as_property)  # type: ignore[no-untyped-call]
+    return _sorted_json_ld(made)
+
+
+def _sorted_json_ld(made: Any) -> bytes:
     def canonical(value: Any, key: str | None = None) -> Any:
         if isinstance(value, dict):
             return {name: canonical(item, name) for name, item in value.items()}
@@ -412,7 +491,7 @@ def _sorted_json_ld(data: bytes) -> bytes:
             return items if key == "@list" else sorted(items, key=lambda item: json.dumps(item, sort_keys=True))
         return value
 
-    return json.dumps(canonical(json.loads(data)), indent=2, sort_keys=True, ensure_ascii=False).encode("utf-8") + b"\n"
+    return json.dumps(canonical(made), indent=2, sort_keys=True, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 def read_graph(path: str) -> Graph:

@@ -195,7 +195,9 @@ def validate(job: ValidateJob) -> None:
         raise ShapesError(f"SPARQL in the shapes does not parse: {error}") from None
     out = folder / "out"
     if job.media == "text/turtle":
-        out.write_bytes(verdict.report.serialize(format="turtle", encoding="utf-8"))
+        from ldids.rdf.io import graph_turtle
+
+        out.write_bytes(graph_turtle(verdict.report))
     elif job.media == "text/plain":
         lines = ["conforms" if verdict.conforms else f"does not conform: {len(verdict.violations)} results"]
         lines += [f"{v.severity}: {v.focus}: {v.message} [{v.shape}]" for v in verdict.violations]
