@@ -467,14 +467,25 @@ def test_every_writer_writes_the_statements_it_was_given(
     assert _statements(out.read_bytes(), fmt) == _statements(source.read_bytes(), ox.RdfFormat.N_TRIPLES)
 
 
-def test_a_predicate_rdf_xml_cannot_write_is_an_error_that_names_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("statement", "said"),
+    [
+        ('<http://e/s> <http://e/0/1> "x" .', "RDF/XML cannot write the predicate <http://e/0/1>"),
+        ('<http://e/s> <http://e/p> "a\\u0001b" .', 'RDF/XML cannot write the character U+0001 of "a\\u0001b"'),
+        ('<http://e/s> <http://e/p> "\\uFFFE" .', "RDF/XML cannot write the character U+FFFE"),
+    ],
+)
+def test_what_rdf_xml_cannot_write_is_an_error_that_names_it(
+    statement: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # rdflib's writer failed with a traceback on the predicate, and wrote the characters into
+    # a document no reader takes (XML 1.0 §2.2).
     source, out = tmp_path / "in.nt", tmp_path / "out.rdf"
-    source.write_text('<http://e/s> <http://e/0/1> "x" .\n')
+    source.write_text(statement + "\n")
     assert main(["normalize", str(source), "-q", "-o", str(out)]) == 2
-    assert "RDF/XML cannot write the predicate <http://e/0/1>" in capsys.readouterr().err
+    assert said in capsys.readouterr().err
     assert not out.exists()
+    assert main(["normalize", str(source), "-q", "-o", str(tmp_path / "out.ttl")]) == 0  # the advice holds
 
 
 # -- Telling a format from its first bytes ------------------------------------------------------

@@ -331,7 +331,7 @@ def serialize(quads: Iterable[Quad], fmt: Format, prefixes: Mapping[str, str] | 
     if fmt.name in ("turtle", "trig"):
         ordered = [(s, p, _as_written(o), g) for s, p, o, g in ordered]
     if fmt.name == "xml":
-        _check_rdf_xml_predicates(ordered)
+        _check_rdf_xml(ordered)
     if fmt.name in ("nt", "nquads"):
         if fmt.name == "nt" and any(q[3] is not None for q in ordered):
             raise InputError("the data has named graphs, which N-Triples cannot hold: use -t nquads or trig")
@@ -406,10 +406,25 @@ def _as_written(node: Node) -> Node:
     return _Quoted(str(node), datatype=node.datatype, normalize=False)
 
 
-def _check_rdf_xml_predicates(quads: list[Quad]) -> None:
-    """RDF/XML writes a predicate as an element's name, a namespace and an XML name at its
-    end (RDF 1.1 XML Syntax §2.2): an InputError naming a predicate with no such end (one
-    that ends in a digit after a slash, http://e/1), which rdflib's writer fails on."""
+# What XML 1.0 cannot hold, not even as a character reference (§2.2, Char).
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _check_rdf_xml(quads: list[Quad]) -> None:
+    """What RDF/XML cannot write, as an InputError that names it: a character XML 1.0 has no
+    room for (U+0001, U+FFFE: rdflib's writer wrote them, and made a document no reader
+    takes), and a predicate with no XML name at its end (http://e/0/1, which rdflib's writer
+    fails on): RDF/XML writes a predicate as an element's name, a namespace and a local
+    name (RDF 1.1 XML Syntax §2.2)."""
+    for quad in quads:
+        for node in quad:
+            found = None if node is None else _NOT_XML.search(str(node))
+            if node is not None and found is not None:
+                shown = _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04X}", term(node))
+                raise InputError(
+                    f"RDF/XML cannot write the character U+{ord(found.group()):04X} of {shown} "
+                    "(XML 1.0 has no room for it); write Turtle, TriG, N-Triples, N-Quads or JSON-LD (-t)"
+                )
     for predicate in sorted({str(p) for _, p, _, _ in quads}):
         try:
             split_uri(predicate, NAME_START_CATEGORIES)
