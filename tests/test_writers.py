@@ -874,3 +874,20 @@ def test_a_turtle_validation_report_gives_the_value_as_written(
     report = ox.parse(capsys.readouterr().out.encode(), format=ox.RdfFormat.TURTLE)  # rdflib's would normalize
     values = [quad.object for quad in report if quad.predicate.value == "http://www.w3.org/ns/shacl#value"]
     assert values == [ox.Literal("1.0e0", datatype=ox.NamedNode(f"{XSD_NS}double"))]
+
+
+@pytest.mark.parametrize("command", [["normalize", "-t", "turtle"], ["normalize", "-t", "json-ld"], ["validate", "-s"]])
+def test_a_literal_not_of_its_datatype_is_data_not_a_traceback(command: list[str], tmp_path: Path) -> None:
+    # rdflib logs a traceback for each such literal; ldids keeps it as written, and says nothing.
+    data, shapes = tmp_path / "data.ttl", tmp_path / "shapes.ttl"
+    data.write_text(f'<http://e/s> <http://e/p> "n.d."^^<{XSD_NS}date>, "x"^^<{XSD_NS}integer> .\n')
+    shapes.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> .\n"
+        "<http://e/S> a sh:NodeShape ; sh:targetSubjectsOf <http://e/p> ; sh:property [ sh:path <http://e/p> ] .\n"
+    )
+    args = [*command, str(shapes)] if command[-1] == "-s" else command
+    done = subprocess.run([*COMMAND, *args, str(data)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "Failed to convert" not in done.stderr
+    assert "n.d." in done.stdout or command[0] == "validate"

@@ -74,9 +74,11 @@ def run() -> None:
     # worker processes stop, and no partial output is left (exit 128 + signal number).
     signal.signal(signal.SIGTERM, _terminated)
     signal.signal(signal.SIGINT, _interrupted)
+    from ldids.rdf import RDFLIB_TERMS, not_a_cast_failure
     from ldids.rdf.files import standard_output
 
     sys.stdout = standard_output()  # its write errors name it, as those of output files do
+    RDFLIB_TERMS.addFilter(not_a_cast_failure)  # pyshacl's graphs too: no traceback for data
     try:
         code = main()
     except KeyboardInterrupt:

@@ -35,7 +35,7 @@ from rdflib.term import BNode, Literal, Node, URIRef
 from ldids import safexml
 from ldids.errors import InputError
 from ldids.ntriples import Quad, quad_line, term
-from ldids.rdf import foxml, oaipmh
+from ldids.rdf import RDFLIB_TERMS, foxml, not_a_cast_failure, oaipmh
 from ldids.rdf.files import FORMATS, STDIN, Format, atomic_output, guess_format, open_input, resolve_format
 from ldids.rdf.oxigraph import OXIGRAPH_FORMATS, check_base, keep_prefixes, oxigraph_quads
 
@@ -63,9 +63,12 @@ def _rdflib_quietly() -> Iterator[None]:
     and set back as it was after: importing ldids changes no setting of rdflib's for the
     program around it. rdflib's own parsers and serializers call its deprecated
     ``ConjunctiveGraph`` and ``Dataset.default_context``; those notices are for rdflib, not
-    for ldids users."""
+    for ldids users. Nor is the traceback rdflib logs for each literal that is not of its
+    datatype ("n.d."^^xsd:date): such a literal is data, kept as written."""
     normalizing = rdflib.NORMALIZE_LITERALS
     rdflib.NORMALIZE_LITERALS = False
+    quieted = not_a_cast_failure not in RDFLIB_TERMS.filters  # else the program set it for itself
+    RDFLIB_TERMS.addFilter(not_a_cast_failure)
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings(
@@ -74,6 +77,8 @@ def _rdflib_quietly() -> Iterator[None]:
             yield
     finally:
         rdflib.NORMALIZE_LITERALS = normalizing
+        if quieted:
+            RDFLIB_TERMS.removeFilter(not_a_cast_failure)
 
 
 @dataclass
@@ -329,7 +334,8 @@ def serialize(quads: Iterable[Quad], fmt: Format, prefixes: Mapping[str, str] | 
         raise InputError(f"{fmt.name} is an input format only")
     ordered = sorted(quads, key=quad_line)
     if fmt.name in ("turtle", "trig"):
-        ordered = [(s, p, _as_written(o), g) for s, p, o, g in ordered]
+        with _rdflib_quietly():
+            ordered = [(s, p, _as_written(o), g) for s, p, o, g in ordered]
     if fmt.name == "xml":
         _check_rdf_xml(ordered)
     if fmt.name in ("nt", "nquads"):
@@ -358,7 +364,8 @@ def serialize(quads: Iterable[Quad], fmt: Format, prefixes: Mapping[str, str] | 
     for s, p, o, _ in ordered:
         graph.add((s, p, o))
     _bind_prefixes(graph, ordered, prefixes or {})
-    data = bytes(graph.serialize(format=fmt.name, encoding="utf-8"))
+    with _rdflib_quietly():
+        data = bytes(graph.serialize(format=fmt.name, encoding="utf-8"))
     return _sorted_rdf_xml(data) if fmt.name == "xml" else data
 
 
@@ -368,9 +375,10 @@ def graph_turtle(graph: Graph) -> bytes:
     out = Graph()
     for prefix, namespace in graph.namespaces():
         out.bind(prefix, namespace, override=True, replace=True)
-    for s, p, o in graph:
-        out.add((s, p, _as_written(o)))
-    return bytes(out.serialize(format="turtle", encoding="utf-8"))
+    with _rdflib_quietly():
+        for s, p, o in graph:
+            out.add((s, p, _as_written(o)))
+        return bytes(out.serialize(format="turtle", encoding="utf-8"))
 
 
 # Turtle's numbers and booleans written bare (Turtle §2.5.2, INTEGER, DECIMAL, DOUBLE,
