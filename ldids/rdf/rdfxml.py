@@ -262,8 +262,8 @@ class _Literals:
         the top-level element lxml is still in."""
         if self.queue:
             return True
-        last = self._last()
-        if not self._seen or last is None:
+        last = self._last() if self._seen else None
+        if last is None:
             return False
         return len(cast("list[etree._Element]", _IN(last))) > self._taken
 
