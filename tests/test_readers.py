@@ -116,6 +116,29 @@ def test_literals_are_rdf_1_1_terms() -> None:
     assert objects == {Literal("a"), Literal("b"), integer, Literal("c", lang="en-gb")}
 
 
+def test_json_ld_values_are_those_of_the_json_ld_algorithms() -> None:
+    # JSON-LD 1.1 Processing Algorithms §8.6, object to RDF: a JSON number with a fraction is
+    # an xsd:double in its canonical form, one without an xsd:integer. rdflib's reader gave
+    # "1.5"^^xsd:double and "10.0"^^xsd:double; ldids reads JSON-LD with pyoxigraph's.
+    xsd = "http://www.w3.org/2001/XMLSchema#"
+    data = (
+        b'{"@context": {"x": "http://x/"}, "@id": "x:s",'
+        b' "x:p": [1.5, 10.0, 7, true, {"@value": "01", "@type": "http://www.w3.org/2001/XMLSchema#integer"}],'
+        b' "x:q": {"@list": ["a"]}, "x:r": {"@value": "c", "@language": "EN-gb"}}'
+    )
+    quads = rdfio.read_bytes(data, "json-ld").quads
+    values = {(str(o), str(o.datatype)) for _, p, o, _ in quads if p == URIRef("http://x/p") and isinstance(o, Literal)}
+    assert values == {
+        ("1.5E0", f"{xsd}double"),
+        ("10", f"{xsd}integer"),
+        ("7", f"{xsd}integer"),
+        ("true", f"{xsd}boolean"),
+        ("01", f"{xsd}integer"),  # a string: its lexical form, as written
+    }
+    assert Literal("c", lang="en-gb") in {quad[2] for quad in quads}  # tags in lower case, as the others read them
+    assert len(quads) == 9  # the list: two statements of its one node
+
+
 @pytest.mark.parametrize(
     ("data", "fmt", "line", "column"),
     [

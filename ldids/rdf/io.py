@@ -148,14 +148,19 @@ def _parse_rdf(
     (a name, and a namespace, keep the first declaration among the inputs)."""
     if base is not None:
         check_base(base)
-    if fmt.name in OXIGRAPH_FORMATS:
-        declared: dict[str, str] = {}
-        read = list(oxigraph_quads(data, fmt, source, base, prefixes=declared))
-        if prefixes is not None:
-            keep_prefixes(prefixes, declared.items())
-        return read
     if fmt.name == "json-ld":
         _check_json_ld(data, source)
+    if fmt.name in OXIGRAPH_FORMATS:
+        declared: dict[str, str] = {}
+        json_ld = fmt.name == "json-ld"
+        # Without a base, JSON-LD drops what holds a relative IRI (JSON-LD 1.1 API §8.4):
+        # they resolve against a stand-in, and are refused below.
+        read = list(oxigraph_quads(data, fmt, source, base or (_NO_BASE if json_ld else None), prefixes=declared))
+        if prefixes is not None:
+            keep_prefixes(prefixes, declared.items())
+        if json_ld and base is None:
+            _refuse_relative(read, data, source)
+        return read
     target: Graph = Dataset() if fmt.quads else Graph()
     bound_before = set(target.namespaces())  # rdflib's own, which the writers bind anyway
     try:

@@ -28,6 +28,7 @@ OXIGRAPH_FORMATS = {
     "turtle": ox.RdfFormat.TURTLE,
     "trig": ox.RdfFormat.TRIG,
     "xml": ox.RdfFormat.RDF_XML,
+    "json-ld": ox.RdfFormat.JSON_LD,
 }
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _BOM = b"\xef\xbb\xbf"
@@ -57,7 +58,8 @@ def oxigraph_quads(
     blank_nodes: dict[str, BNode] | None = None,
     prefixes: dict[str, str] | None = None,
 ) -> Iterator[Quad]:
-    """The statements of an N-Triples, N-Quads, Turtle or TriG document, as rdflib terms.
+    """The statements of an N-Triples, N-Quads, Turtle, TriG, RDF/XML or JSON-LD document,
+    as rdflib terms.
 
     Blank nodes get labels of their own per document (two files' ``_:b`` are two nodes),
     or, given ``blank_nodes``, the nodes that dictionary holds for their labels. A UTF-8 byte
