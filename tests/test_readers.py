@@ -137,6 +137,15 @@ def test_json_ld_values_are_those_of_the_json_ld_algorithms() -> None:
     }
     assert Literal("c", lang="en-gb") in {quad[2] for quad in quads}  # tags in lower case, as the others read them
     assert len(quads) == 9  # the list: two statements of its one node
+    # A @graph container's content is a named graph, the node that names it its value (§8.6).
+    contained = b'{"@context": {"@version": 1.1, "g": {"@id": "http://x/g", "@container": "@graph"}},'
+    contained += b' "@id": "http://x/a", "g": {"@id": "http://x/b", "http://x/p": "v"}}'
+    (link,), (inside,) = (
+        [quad for quad in rdfio.read_bytes(contained, "json-ld").quads if quad[1] == URIRef(f"http://x/{p}")]
+        for p in ("g", "p")
+    )
+    assert isinstance(link[2], BNode)
+    assert inside[3] == link[2]
 
 
 @pytest.mark.parametrize(
