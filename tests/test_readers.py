@@ -167,3 +167,28 @@ def test_rdf_1_2_is_refused(data: bytes, fmt: str, line: int | None, column: int
 def test_a_byte_order_mark_is_no_statement() -> None:
     found = rdfio.read_bytes(b"\xef\xbb\xbf<http://x/s> <http://x/p> <http://x/o> .\n", "turtle")
     assert len(found.quads) == 1
+
+
+FOXML_DC = b"""<?xml version="1.0" encoding="UTF-8"?>
+<foxml:digitalObject VERSION="1.1" PID="demo:1" xmlns:foxml="info:fedora/fedora-system:def/foxml#">
+<foxml:datastream ID="DC" STATE="A" CONTROL_GROUP="X" VERSIONABLE="true">
+<foxml:datastreamVersion ID="DC1.0" LABEL="Dublin Core" CREATED="2020-01-01T00:00:00.000Z" MIMETYPE="text/xml">
+<foxml:xmlContent>
+<oai_dc:dc xmlns:oai_dc="http://www.openarchives.org/OAI/2.0/oai_dc/" xmlns:dc="http://purl.org/dc/elements/1.1/"
+           xmlns:x="http://x/">
+  <dc:title xml:lang="en">T</dc:title><x:extra>an element of another namespace</x:extra>
+  <dc:creator><x:name>a nested element</x:name></dc:creator><dc:subject type="an attribute">S</dc:subject>
+</oai_dc:dc>
+</foxml:xmlContent></foxml:datastreamVersion></foxml:datastream>
+</foxml:digitalObject>
+"""
+
+
+def test_a_foxml_dc_datastream_is_read_whole() -> None:
+    # As OAI-PMH metadata is read (ldids.rdf.oai_formats): the FOXML reader kept the dc:
+    # elements' own text only, and dropped the rest without a count.
+    found = rdfio.read_bytes(FOXML_DC, "foxml")
+    values = {str(o) for _, _, o, _ in found.quads if isinstance(o, Literal)}
+    assert {"T", "an element of another namespace", "a nested element", "an attribute", "S"} <= values
+    assert Literal("T", lang="en") in {quad[2] for quad in found.quads}
+    assert found.skipped == {}

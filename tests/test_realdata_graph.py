@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
-from rdflib import URIRef
+from lxml import etree
+from rdflib import BNode, URIRef
 from rdflib.namespace import DC, OWL
 
 from ldids import safexml
@@ -157,3 +159,34 @@ def test_validation_before_and_after() -> None:
     assert [str(v.focus) for v in before.violations] == ["oai:example.org:item1"]
     result = passes.normalize(quads, Config())
     assert validate(result.quads + result.links).conforms
+
+
+XSI = "http://www.w3.org/2001/XMLSchema-instance"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+
+
+@pytest.mark.parametrize("path", FOXML, ids=lambda p: p.name)
+def test_every_value_of_a_dc_datastream_is_in_a_statement(path: Path) -> None:
+    """Each text and attribute value in the current DC version (read with lxml) is the lexical
+    form of an object, as often as the XML holds it: nothing of it dropped."""
+    found = rdfio.read([str(path)], rdfio.resolve_format("foxml"))
+    objects = Counter(str(o) for _, _, o, _ in found.quads if not isinstance(o, BNode))
+    expected: Counter[str] = Counter()
+    root = etree.fromstring(path.read_bytes())
+    f = "{info:fedora/fedora-system:def/foxml#}"
+    for datastream in root.iterfind(f"{f}datastream[@ID='DC']"):
+        versions = list(datastream.iterfind(f"{f}datastreamVersion"))
+        current = max(reversed(versions), key=lambda version: version.get("CREATED") or "")
+        for content in current.iterfind(f"{f}xmlContent"):
+            for element in content.iter():
+                if not isinstance(element.tag, str) or element is content:
+                    continue
+                if not len(element) and (element.text or "").strip() and element.getparent() is not content:
+                    expected[(element.text or "").strip()] += 1
+                for name, value in element.attrib.items():
+                    if not name.startswith("{http://www.w3.org/2001/XMLSchema-instance}") and not name.endswith(
+                        "}lang"
+                    ):
+                        expected[value] += 1
+    assert not expected - objects
+    assert not found.skipped

@@ -6,7 +6,9 @@ For one ``foxml:digitalObject``:
 - each datastream ``info:fedora/PID/DSID``: ``view:disseminates`` from the object, and of
   its current version (the latest CREATED; the last listed on ties) the MIME type, label
   and creation date;
-- the current DC datastream's ``dc:`` elements as statements about the object;
+- the current DC datastream's content as statements about the object, by the mapping that
+  reads OAI-PMH metadata (:mod:`ldids.rdf.oai_formats`): its ``dc:`` elements, and any
+  other element, attribute or nested element in it too, nothing dropped without a count;
 - the RDF/XML of the current RELS-EXT and RELS-INT versions, inline or base64-encoded.
 
 The PID is written into the IRI as it stands: normalizing it is the rewrite pass's work,
@@ -17,15 +19,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections import Counter
 from collections.abc import Iterator
 
 from lxml import etree
-from rdflib.namespace import DC
-from rdflib.term import Literal, Node, URIRef
+from rdflib.term import Literal, URIRef
 
 from ldids import safexml
 from ldids.errors import InputError
 from ldids.ntriples import Quad
+from ldids.rdf import oai_formats
 from ldids.rdf.oxigraph import embedded_rdf_xml, embedded_rdf_xml_bytes
 
 __all__ = ["FOXML", "is_foxml", "read"]
@@ -34,8 +37,6 @@ FOXML = "info:fedora/fedora-system:def/foxml#"
 _F = f"{{{FOXML}}}"
 _VIEW = "info:fedora/fedora-system:def/view#"
 _MODEL = "info:fedora/fedora-system:def/model#"
-_OAI_DC = "{http://www.openarchives.org/OAI/2.0/oai_dc/}dc"
-_DC = "http://purl.org/dc/elements/1.1/"
 _RDF = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}RDF"
 
 
@@ -43,8 +44,10 @@ def is_foxml(root: etree._Element) -> bool:
     return root.tag == f"{_F}digitalObject"
 
 
-def read(data: bytes, source: str | None = None) -> Iterator[Quad]:
-    """The statements of one FOXML document; raises InputError if it is not one."""
+def read(data: bytes, source: str | None = None, skipped: Counter[str] | None = None) -> Iterator[Quad]:
+    """The statements of one FOXML document; raises InputError if it is not one. What the
+    DC datastream holds and makes no statement is counted by kind in ``skipped``."""
+    reading = oai_formats.Reading(source, Counter() if skipped is None else skipped)
     root = safexml.parse(data, source)
     if not is_foxml(root):
         raise InputError(f"not FOXML: the root element is {root.tag!r}", source=source, line=root.sourceline)
@@ -57,7 +60,7 @@ def read(data: bytes, source: str | None = None) -> Iterator[Quad]:
     for prop in root.iterfind(f"{_F}objectProperties/{_F}extproperty"):
         yield from _property(subject, prop, source)
     for datastream in root.iterfind(f"{_F}datastream"):
-        yield from _datastream(subject, pid, datastream, source)
+        yield from _datastream(subject, pid, datastream, reading)
 
 
 def _property(subject: URIRef, prop: etree._Element, source: str | None) -> Iterator[Quad]:
@@ -75,7 +78,8 @@ def _current(datastream: etree._Element) -> etree._Element | None:
     return max(reversed(versions), key=lambda version: version.get("CREATED") or "")
 
 
-def _datastream(subject: URIRef, pid: str, datastream: etree._Element, source: str | None) -> Iterator[Quad]:
+def _datastream(subject: URIRef, pid: str, datastream: etree._Element, reading: oai_formats.Reading) -> Iterator[Quad]:
+    source = reading.source
     identifier = datastream.get("ID")
     if not identifier:
         raise InputError("a datastream has no ID", source=source, line=datastream.sourceline)
@@ -92,28 +96,11 @@ def _datastream(subject: URIRef, pid: str, datastream: etree._Element, source: s
         value = version.get(attribute)
         if value:
             yield (node, URIRef(predicate), Literal(value), None)
-    if identifier == "DC":
-        yield from _dublin_core(subject, version)
+    content = version.find(f"{_F}xmlContent")
+    if identifier == "DC" and content is not None:
+        yield from oai_formats.metadata(subject, content, reading)
     elif identifier in ("RELS-EXT", "RELS-INT"):
         yield from _relations(subject, version, source)
-
-
-def _dublin_core(subject: Node, version: etree._Element) -> Iterator[Quad]:
-    dc = version.find(f"{_F}xmlContent/{_OAI_DC}")
-    if dc is None:
-        return
-    yield from dublin_core(subject, dc)
-
-
-def dublin_core(subject: Node, container: etree._Element) -> Iterator[Quad]:
-    """``dc:`` elements of an oai_dc container as statements about ``subject`` (shared with OAI-PMH)."""
-    for element in container:
-        if not isinstance(element.tag, str) or not element.tag.startswith(f"{{{_DC}}}"):
-            continue
-        text = (element.text or "").strip()
-        if text:
-            language = element.get("{http://www.w3.org/XML/1998/namespace}lang")
-            yield (subject, DC[element.tag[len(_DC) + 2 :]], Literal(text, lang=language or None), None)
 
 
 def _relations(subject: URIRef, version: etree._Element, source: str | None) -> Iterator[Quad]:

@@ -130,7 +130,7 @@ def read_bytes(data: bytes, fmt: str | Format, source: str = "<data>", base: str
 def _read_into(found: Input, data: bytes, fmt: Format, source: str, base: str | None) -> None:
     with _rdflib_quietly():  # the readers make literals too (OAI-PMH datestamps)
         if fmt.name == "foxml":
-            found.quads.extend(foxml.read(data, source))
+            found.quads.extend(foxml.read(data, source, found.skipped))
         elif fmt.name == "oai-pmh":
             response = oaipmh.read(data, source)
             found.quads.extend(response.quads)
