@@ -192,3 +192,10 @@ def test_a_foxml_dc_datastream_is_read_whole() -> None:
     assert {"T", "an element of another namespace", "a nested element", "an attribute", "S"} <= values
     assert Literal("T", lang="en") in {quad[2] for quad in found.quads}
     assert found.skipped == {}
+
+
+def test_another_datastreams_inline_xml_is_counted_not_dropped() -> None:
+    mods = FOXML_DC.replace(b'ID="DC"', b'ID="BIBLIO_MODS"').replace(b'ID="DC1.0"', b'ID="BIBLIO_MODS.0"')
+    found = rdfio.read_bytes(mods, "foxml")
+    assert found.skipped == {"foxml-inline-xml": 1}
+    assert not any(isinstance(o, Literal) and str(o) == "S" for _, _, o, _ in found.quads)

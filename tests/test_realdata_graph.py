@@ -189,4 +189,4 @@ def test_every_value_of_a_dc_datastream_is_in_a_statement(path: Path) -> None:
                     ):
                         expected[value] += 1
     assert not expected - objects
-    assert not found.skipped
+    assert set(found.skipped) <= {"foxml-inline-xml"}  # other datastreams: counted, not read

@@ -11,6 +11,9 @@ For one ``foxml:digitalObject``:
   other element, attribute or nested element in it too, nothing dropped without a count;
 - the RDF/XML of the current RELS-EXT and RELS-INT versions, inline or base64-encoded.
 
+Another datastream's inline XML is not read: each such current version is counted in the
+summary's ``skipped`` (``foxml-inline-xml``).
+
 The PID is written into the IRI as it stands: normalizing it is the rewrite pass's work,
 which records it in the crosswalk.
 """
@@ -101,6 +104,9 @@ def _datastream(subject: URIRef, pid: str, datastream: etree._Element, reading: 
         yield from oai_formats.metadata(subject, content, reading)
     elif identifier in ("RELS-EXT", "RELS-INT"):
         yield from _relations(subject, version, source)
+    elif content is not None and len(content):
+        # Another datastream's inline XML (MODS, say): not read, so counted, not dropped.
+        reading.skipped["foxml-inline-xml"] += 1
 
 
 def _relations(subject: URIRef, version: etree._Element, source: str | None) -> Iterator[Quad]:
