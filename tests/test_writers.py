@@ -891,3 +891,17 @@ def test_a_literal_not_of_its_datatype_is_data_not_a_traceback(command: list[str
     assert "Traceback" not in done.stderr
     assert "Failed to convert" not in done.stderr
     assert "n.d." in done.stdout or command[0] == "validate"
+
+
+@pytest.mark.parametrize(("suffix", "fmt"), [(".jsonld", ox.RdfFormat.JSON_LD), (".trig", ox.RdfFormat.TRIG)])
+def test_graphs_are_written_as_they_were_read(suffix: str, fmt: ox.RdfFormat, tmp_path: Path) -> None:
+    # rdflib's JSON-LD writer put a graph named by a blank node into the default graph, and
+    # the default graph's nodes, beside a named graph, into an object of "@graph" alone: to a
+    # conforming reader (JSON-LD 1.1 §4.9), a graph named by a blank node.
+    source, out = tmp_path / "in.nq", tmp_path / f"out{suffix}"
+    source.write_text(
+        "<http://e/s> <http://e/p> <http://e/o> .\n<http://e/t> <http://e/p> <http://e/o> .\n"
+        "<http://e/a> <http://e/p> <http://e/o> <http://e/g> .\n<http://e/b> <http://e/p> <http://e/o> _:g .\n"
+    )
+    assert main(["normalize", str(source), "-q", "-o", str(out)]) == 0
+    assert _statements(out.read_bytes(), fmt) == _statements(source.read_bytes(), ox.RdfFormat.N_QUADS)

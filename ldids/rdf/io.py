@@ -350,6 +350,8 @@ def serialize(quads: Iterable[Quad], fmt: Format, prefixes: Mapping[str, str] | 
     named = any(q[3] is not None for q in ordered)
     if named and not fmt.quads:
         raise InputError(f"the data has named graphs, which {fmt.name} cannot hold: use -t trig or nquads")
+    if fmt.name == "json-ld":
+        return _json_ld(ordered)
     if fmt.quads:
         dataset = Dataset()
         for s, p, o, g in ordered:
@@ -360,8 +362,6 @@ def serialize(quads: Iterable[Quad], fmt: Format, prefixes: Mapping[str, str] | 
             )
             target.add((s, p, o))
         _bind_prefixes(dataset, ordered, prefixes or {})
-        if fmt.name == "json-ld":
-            return _json_ld(dataset, ordered)
         with _rdflib_quietly():
             result: bytes = dataset.serialize(format=fmt.name, encoding="utf-8")
         return result
@@ -494,18 +494,45 @@ def _sorted_rdf_xml(data: bytes) -> bytes:
     return bytes(etree.tostring(root, xml_declaration=True, encoding="utf-8")) + b"\n"
 
 
-def _json_ld(dataset: Dataset, quads: list[Quad]) -> bytes:
-    """The dataset in JSON-LD, each literal's lexical form a string as written: rdflib's
-    writer (7.x) asks for native JSON numbers and booleans whatever it is told, and a reader
-    makes "01"^^xsd:integer 1, "-2e3"^^xsd:double -2.0E3 and "1"^^xsd:boolean true of them.
-    rdf:type is written as any other property where one of its objects is not an IRI:
-    "@type" holds IRIs (JSON-LD 1.1 §4.3), and a literal or a list there is a document no
-    reader takes back."""
-    from rdflib.plugins.serializers.jsonld import from_rdf
+def _json_ld(quads: list[Quad]) -> bytes:
+    """The statements in JSON-LD, written here, each as it is: a node object per subject and
+    graph, a named graph as an object of its name and "@graph", every value a string with
+    its datatype or language tag, rdf:type as "@type" where its objects are IRIs (that key
+    holds IRIs, JSON-LD 1.1 §4.3), else as any other property. rdflib's writer (7.x) lost a
+    graph named by a blank node (its statements went to the default graph), put the default
+    graph's nodes in an object of "@graph" alone, which in an array is a graph named by a
+    blank node to a conforming reader, wrote native JSON numbers and booleans whatever it
+    was told ("01"^^xsd:integer read back as 1), and put literals in "@type"."""
+    graphs: dict[Node | None, dict[Node, dict[str, list[Node]]]] = {}
+    for s, p, o, g in quads:
+        graphs.setdefault(g, {}).setdefault(s, {}).setdefault(str(p), []).append(o)
 
-    as_property = any(p == RDF.type and not isinstance(o, URIRef) for _, p, o, _ in quads)
-    with _rdflib_quietly():
-        made = from_rdf(dataset, use_native_types=False, use_rdf_type=as_property)  # type: ignore[no-untyped-call]
+    def named(node: Node) -> str:
+        return f"_:{node}" if isinstance(node, BNode) else str(node)
+
+    def value(node: Node) -> dict[str, str]:
+        if not isinstance(node, Literal):
+            return {"@id": named(node)}
+        if node.language:
+            return {"@value": str(node), "@language": node.language}
+        if node.datatype is None or node.datatype == XSD.string:
+            return {"@value": str(node)}
+        return {"@value": str(node), "@type": str(node.datatype)}
+
+    def node_objects(nodes: dict[Node, dict[str, list[Node]]]) -> list[dict[str, Any]]:
+        made: list[dict[str, Any]] = []
+        for subject, properties in nodes.items():
+            written: dict[str, Any] = {"@id": named(subject)}
+            for predicate, objects in properties.items():
+                if predicate == str(RDF.type) and all(isinstance(o, URIRef) for o in objects):
+                    written["@type"] = [str(o) for o in objects]
+                else:
+                    written[predicate] = [value(o) for o in objects]
+            made.append(written)
+        return made
+
+    made = node_objects(graphs.get(None, {}))
+    made += [{"@id": named(name), "@graph": node_objects(nodes)} for name, nodes in graphs.items() if name is not None]
     return _sorted_json_ld(made)
 
 
