@@ -411,7 +411,7 @@ def _as_written(node: Node) -> Node:
     """``node``, or, where rdflib would write it bare as another lexical form or datatype,
     the same literal to be written quoted (:class:`_Quoted`). Only the lexical forms that read
     back as themselves (an integer as 42, a decimal as 1.50, true and false) stay bare."""
-    if not isinstance(node, Literal) or node.datatype is None or node.language is not None:
+    if not isinstance(node, Literal) or node.datatype is None:  # a language-tagged literal has none
         return node
     bare = _BARE.get(node.datatype)
     if bare is not None and bare.fullmatch(str(node)):
@@ -429,15 +429,14 @@ def _check_rdf_xml(quads: list[Quad]) -> None:
     takes), and a predicate with no XML name at its end (http://e/0/1, which rdflib's writer
     fails on): RDF/XML writes a predicate as an element's name, a namespace and a local
     name (RDF 1.1 XML Syntax §2.2)."""
-    for quad in quads:
-        for node in quad:
-            found = None if node is None else _NOT_XML.search(str(node))
-            if node is not None and found is not None:
-                shown = _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04X}", term(node))
-                raise InputError(
-                    f"RDF/XML cannot write the character U+{ord(found.group()):04X} of {shown} "
-                    "(XML 1.0 has no room for it); write Turtle, TriG, N-Triples, N-Quads or JSON-LD (-t)"
-                )
+    for node in (node for quad in quads for node in quad if node is not None):
+        found = _NOT_XML.search(str(node))
+        if found is not None:
+            shown = _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04X}", term(node))
+            raise InputError(
+                f"RDF/XML cannot write the character U+{ord(found.group()):04X} of {shown} "
+                "(XML 1.0 has no room for it); write Turtle, TriG, N-Triples, N-Quads or JSON-LD (-t)"
+            )
     for predicate in sorted({str(p) for _, p, _, _ in quads}):
         try:
             split_uri(predicate, NAME_START_CATEGORIES)
