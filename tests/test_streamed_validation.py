@@ -704,6 +704,69 @@ def test_selected_lines_give_every_result_with_more_automata_than_run_at_once(se
     assert found == expected
 
 
+@pytest.fixture(params=[True, False], ids=["product", "lanes"])
+def products(request: pytest.FixtureRequest) -> Any:
+    """The automata that read a term run as their product, or each in a lane (the way before
+    products, ldids/dumps/_scan.c: run_together), for the test and set back after it."""
+    before = validation._scan.set_products(request.param)
+    yield request.param
+    validation._scan.set_products(before)
+
+
+@pytest.mark.skipif(validation._scan is None, reason="the C extension is not built")
+@pytest.mark.parametrize("copies", [0, 3, 7])
+@pytest.mark.parametrize("seed", range(3))
+def test_the_automata_as_one_product_or_each_in_a_lane_give_every_result(
+    copies: int, seed: int, products: bool, selections: Selections
+) -> None:
+    """The automata that read one term run as one product automaton (up to 64 of them), or
+    each in a lane: both give what the Python checks give. 3 copies of the shipped shapes are
+    40 automata on a term (one product, as many states as one copy's), 7 are 80 (lanes)."""
+    shapes = _copies(shapes_graph(), copies) if copies else shapes_graph()
+    lines = _lines(20 + seed)
+    data = ("\n".join(lines) + "\n").encode()
+    cut = data.index(b"\n", len(data) // 2) + 1
+    _, found, expected = selections([data[:cut], data[cut:]], shapes)
+    assert len(expected) > 50
+    assert found == expected
+    if products:
+        assert any(size is not None for size in validation._scan.product_sizes())
+
+
+def _counting_shapes(periods: list[int]) -> Graph:
+    """Shapes each of whose dc:identifier values starting with x must be x and then a multiple
+    of ``period`` characters: the product of their automata has a state for each combination
+    of the counts (the product of the periods, and more), each automaton few."""
+    shapes = "\n".join(
+        f"""<urn:shape:{period}> a sh:NodeShape ; sh:target [ a sh:SPARQLTarget ; sh:select \"\"\"
+            SELECT DISTINCT ?this WHERE {{ ?s <http://purl.org/dc/elements/1.1/identifier> ?this
+              FILTER (isLiteral(?this) && REGEX(STR(?this), "^x")) }}\"\"\" ] ;
+            sh:pattern "^x(.{{{period}}})*$" ."""
+        for period in periods
+    )
+    return Graph().parse(data="@prefix sh: <http://www.w3.org/ns/shacl#> .\n" + shapes, format="turtle")
+
+
+@pytest.mark.skipif(validation._scan is None, reason="the C extension is not built")
+@pytest.mark.parametrize(("periods", "product"), [([2, 3], True), ([2, 3, 5, 7, 11, 13], False)])
+def test_a_product_past_its_bound_runs_in_lanes(periods: list[int], product: bool, selections: Selections) -> None:
+    """Automata whose product would pass 4,096 states (PRODUCT_LIMIT) run each in a lane; the
+    results are the Python checks' either way."""
+    shapes = _counting_shapes(periods)
+    packed = [rules for group in plan(shapes).groups() if (rules := group.packed()) is not None]
+    assert packed, "the shapes' rules have automata"
+    pick = random.Random(len(periods))
+    values = ["x" + "".join(pick.choices("ab\u00e9\u4e2d", k=pick.randint(0, 40))) for _ in range(400)]
+    lines = [f'<urn:s{n}> {DC} "{value}" .' for n, value in enumerate(values)]
+    before = len(validation._scan.product_sizes())
+    _, found, expected = selections([("\n".join(lines) + "\n").encode()], shapes)
+    assert len(expected) > 300
+    assert found == expected
+    made = validation._scan.product_sizes()[before:]
+    assert made, "the automata of the shapes were put together"
+    assert all((size is not None) == product for size in made)
+
+
 @pytest.mark.parametrize("pure", [False, True])
 @pytest.mark.parametrize(
     ("bad", "column", "why"),

@@ -3369,6 +3369,7 @@ typedef struct {
     uint32_t flags;   /* where a row's flags are: after the end marker's class, the last */
     uint32_t stop_at; /* the rows from here on are those of states with flag 4 (stopping_last) */
     int position;     /* the term whose text it reads */
+    PyObject *automaton; /* (classes, table), borrowed: the rules' tuple holds it */
 } Dfa;
 
 typedef struct {
@@ -3395,6 +3396,10 @@ typedef struct Packed {
      * others, those whose answer is yes. */
     int by_first;
     uint64_t asked_bits, reads[3], running[256], answer[256];
+    /* Per position, the product of the Dfas that read it (product_of), or NULL; and those
+     * Dfas, in the order of the bits of a product state's answers. */
+    const struct Product *product[3];
+    int product_dfas[3][64], product_count[3];
 } Packed;
 
 /* Per table of rows, a copy in which a state that every byte leads back to has flag 4, and
@@ -3454,9 +3459,6 @@ static const uint32_t *stopping_rows(PyObject *automaton) {
         if (PyErr_Occurred()) {
             return NULL;
         }
-        if (PyDict_GET_SIZE(stopping_tables) >= 1024) {
-            PyDict_Clear(stopping_tables); /* a process that plans shapes after shapes */
-        }
         found = PyBytes_FromStringAndSize(PyBytes_AS_STRING(table), PyBytes_GET_SIZE(table));
         if (found == NULL || PyDict_SetItem(stopping_tables, table, found) < 0) {
             Py_XDECREF(found);
@@ -3488,6 +3490,7 @@ static int dfa_of(Dfa *dfa, PyObject *automaton, int position) {
     dfa->rows = stopping_rows(automaton);
     dfa->flags = (uint32_t)dfa->class_of[256] + 1;
     dfa->position = position;
+    dfa->automaton = automaton;
     if (dfa->rows == NULL) {
         return -1;
     }
@@ -3502,6 +3505,235 @@ static int dfa_of(Dfa *dfa, PyObject *automaton, int position) {
         }
     }
     return 0;
+}
+
+
+/* The automata that read one term, as one: the product of their Dfas, each state a tuple of
+ * theirs, built from the start over the classes of bytes none of them tells apart, so that a
+ * term's text costs one look-up per byte whatever the number of automata, not one per
+ * automaton still running (run_lanes: the states of several chains in flight, each waiting on
+ * its table). A Dfa in a stopping state (flag 4) is one state of the tuple whatever its row:
+ * its answer. The product's states are numbered as stopping_last numbers a Dfa's (those in
+ * which every Dfa has stopped last), and each row ends with the answers at the end of the text,
+ * a bit per Dfa, over two words. At most PRODUCT_LIMIT states: past it (automata that keep
+ * many states apart at once), the Dfas run in lanes as before. Made once per tuple of
+ * automata and kept (product_tables), as the stopping tables are. */
+#define PRODUCT_LIMIT 4096
+#define STOPPED 0xFFFFFFFEu /* a Dfa stopped, its answer no; STOPPED + 1: yes */
+
+typedef struct Product {
+    uint32_t width;   /* a row: the classes' next states (offsets of rows), then 2 words of answers */
+    uint32_t start;   /* the start's row */
+    uint32_t stop_at; /* rows from here on: every Dfa has stopped */
+    uint32_t padding;
+    uint16_t class_of[256];
+    uint32_t rows[];
+} Product;
+
+static PyObject *product_tables = NULL;
+/* 0: the Dfas always run in lanes (set_products; the tests hold both ways equal). */
+static int product_enabled = 1;
+
+/* The state of each Dfa of ``dfas`` after ``row``, with a stopped one as its answer. */
+static inline uint32_t product_part(const Dfa *dfa, uint32_t row) {
+    if (row >= STOPPED) {
+        return row;
+    }
+    uint32_t flags = dfa->rows[row + dfa->flags];
+    return flags & 4 ? STOPPED + (flags >> 3 & 1) : row;
+}
+
+static inline size_t product_hash(const uint32_t *state, int count) {
+    uint64_t hash = 0x9E3779B97F4A7C15ull;
+    for (int j = 0; j < count; j++) {
+        hash = (hash ^ state[j]) * 0xFF51AFD7ED558CCDull;
+    }
+    return (size_t)(hash ^ hash >> 29);
+}
+
+/* The product of ``count`` Dfas as a bytes object, None if it would pass PRODUCT_LIMIT
+ * states, or NULL (an error set). */
+static PyObject *product_build(const Dfa *const *dfas, int count) {
+    /* The classes: bytes alike for every Dfa are one. */
+    uint16_t class_of[256], classes = 0;
+    int first_byte[256];
+    for (int b = 0; b < 256; b++) {
+        int c = 0;
+        for (; c < classes; c++) {
+            int same = 1;
+            for (int j = 0; j < count && same; j++) {
+                same = dfas[j]->class_of[b] == dfas[j]->class_of[first_byte[c]];
+            }
+            if (same) {
+                break;
+            }
+        }
+        if (c == classes) {
+            first_byte[classes++] = b;
+        }
+        class_of[b] = (uint16_t)c;
+    }
+    size_t slots = 2 * PRODUCT_LIMIT, states = 0;
+    uint32_t *tuples = PyMem_Malloc((size_t)PRODUCT_LIMIT * (size_t)count * sizeof(uint32_t));
+    uint32_t *next = PyMem_Malloc((size_t)PRODUCT_LIMIT * classes * sizeof(uint32_t));
+    int32_t *table = PyMem_Malloc(slots * sizeof(int32_t));
+    uint32_t *order = PyMem_Malloc(PRODUCT_LIMIT * sizeof(uint32_t));
+    uint32_t tuple[64];
+    PyObject *result = NULL;
+    if (tuples == NULL || next == NULL || table == NULL || order == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memset(table, -1, slots * sizeof(int32_t));
+    for (int j = 0; j < count; j++) {
+        tuples[j] = product_part(dfas[j], 0);
+    }
+    table[product_hash(tuples, count) & (slots - 1)] = 0;
+    states = 1;
+    /* Breadth first from the start: each state's next ones, by class, added as found. */
+    for (size_t at = 0; at < states; at++) {
+        const uint32_t *from = tuples + at * (size_t)count;
+        for (uint16_t c = 0; c < classes; c++) {
+            for (int j = 0; j < count; j++) {
+                const Dfa *dfa = dfas[j];
+                tuple[j] = from[j] >= STOPPED ? from[j] : product_part(dfa, dfa->rows[from[j] + dfa->class_of[first_byte[c]]]);
+            }
+            size_t slot = product_hash(tuple, count) & (slots - 1);
+            while (table[slot] >= 0 &&
+                   memcmp(tuples + (size_t)table[slot] * (size_t)count, tuple, (size_t)count * sizeof(uint32_t)) != 0) {
+                slot = (slot + 1) & (slots - 1);
+            }
+            if (table[slot] < 0) {
+                if (states == PRODUCT_LIMIT) {
+                    result = Py_NewRef(Py_None);
+                    goto done;
+                }
+                memcpy(tuples + states * (size_t)count, tuple, (size_t)count * sizeof(uint32_t));
+                table[slot] = (int32_t)states++;
+            }
+            next[at * classes + c] = (uint32_t)table[slot];
+        }
+    }
+    /* Numbered anew: the start first, then the states in which some Dfa runs, then those in
+     * which none does (from stop_at on). */
+    uint32_t *where = (uint32_t *)table; /* the hash table is done with */
+    uint32_t width = (uint32_t)classes + 2, stop_at = UINT32_MAX;
+    size_t placed = 0;
+    order[placed++] = 0;
+    for (int stopped = 0; stopped < 2; stopped++) {
+        for (size_t state = 1; state < states; state++) {
+            int all = 1;
+            for (int j = 0; j < count && all; j++) {
+                all = tuples[state * (size_t)count + j] >= STOPPED;
+            }
+            if (all == stopped) {
+                if (stopped && stop_at == UINT32_MAX) {
+                    stop_at = (uint32_t)(placed * width);
+                }
+                order[placed++] = (uint32_t)state;
+            }
+        }
+    }
+    for (size_t k = 0; k < states; k++) {
+        where[order[k]] = (uint32_t)k;
+    }
+    size_t size = sizeof(Product) + states * width * sizeof(uint32_t);
+    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    if (result == NULL) {
+        goto done;
+    }
+    Product *product = (Product *)PyBytes_AS_STRING(result);
+    product->width = width;
+    product->start = 0;
+    product->stop_at = stop_at;
+    product->padding = 0;
+    memcpy(product->class_of, class_of, sizeof class_of);
+    for (size_t k = 0; k < states; k++) {
+        size_t state = order[k];
+        uint32_t *row = product->rows + k * width;
+        for (uint16_t c = 0; c < classes; c++) {
+            row[c] = where[next[state * classes + c]] * width;
+        }
+        uint64_t answers = 0;
+        for (int j = 0; j < count; j++) {
+            const Dfa *dfa = dfas[j];
+            uint32_t part = tuples[state * (size_t)count + j];
+            uint32_t yes = part >= STOPPED ? part - STOPPED : dfa->rows[dfa->rows[part + dfa->class_of[256]] + dfa->flags] & 1;
+            answers |= (uint64_t)yes << j;
+        }
+        row[classes] = (uint32_t)answers;
+        row[classes + 1] = (uint32_t)(answers >> 32);
+    }
+done:
+    PyMem_Free(tuples);
+    PyMem_Free(next);
+    PyMem_Free(table);
+    PyMem_Free(order);
+    return result;
+}
+
+/* The product of the Dfas of ``packed`` that read ``position`` (Packed.product), made or
+ * found; 0, or -1 on error. None where there are none or more than 64, or too many states. */
+static int product_of(Packed *packed, int position) {
+    const Dfa *dfas[64];
+    int count = 0;
+    packed->product[position] = NULL;
+    for (int d = 0; d < packed->dfa_count; d++) {
+        if (packed->dfas[d].position == position) {
+            if (count == 64) {
+                return 0;
+            }
+            packed->product_dfas[position][count] = d;
+            dfas[count++] = &packed->dfas[d];
+        }
+    }
+    packed->product_count[position] = count;
+    if (count == 0 || !product_enabled) {
+        return 0;
+    }
+    if (product_tables == NULL && (product_tables = PyDict_New()) == NULL) {
+        return -1;
+    }
+    PyObject *key = PyTuple_New(count);
+    if (key == NULL) {
+        return -1;
+    }
+    for (int j = 0; j < count; j++) {
+        PyTuple_SET_ITEM(key, j, Py_NewRef(dfas[j]->automaton));
+    }
+    PyObject *found = PyDict_GetItemWithError(product_tables, key);
+    if (found == NULL && !PyErr_Occurred()) {
+        found = product_build(dfas, count);
+        if (found != NULL && PyDict_SetItem(product_tables, key, found) < 0) {
+            Py_CLEAR(found);
+        }
+        Py_XDECREF(found); /* the dict holds it */
+    }
+    Py_DECREF(key);
+    if (found == NULL) {
+        return -1;
+    }
+    if (found != Py_None) {
+        packed->product[position] = (const Product *)PyBytes_AS_STRING(found);
+    }
+    return 0;
+}
+
+/* Runs the product of the Dfas that read ``position`` over the text, and says whether each
+ * accepts it. */
+static void run_product(Packed *packed, int position, const unsigned char *text, Py_ssize_t length) {
+    const Product *product = packed->product[position];
+    const uint32_t *rows = product->rows;
+    const uint16_t *class_of = product->class_of;
+    uint32_t row = product->start, stop_at = product->stop_at;
+    for (Py_ssize_t i = 0; i < length && row < stop_at; i++) {
+        row = rows[row + class_of[text[i]]];
+    }
+    uint32_t classes = product->width - 2;
+    uint64_t answers = rows[row + classes] | (uint64_t)rows[row + classes + 1] << 32;
+    for (int j = 0; j < packed->product_count[position]; j++) {
+        packed->accepts[packed->product_dfas[position][j]] = answers >> j & 1;
+    }
 }
 
 #define TOGETHER 32
@@ -3613,6 +3845,12 @@ static Packed *packed_init(PyObject *rules) {
         return NULL;
     }
     first_bytes(packed);
+    for (int position = 0; position < 3; position++) {
+        if (product_of(packed, position) < 0) {
+            PyMem_Free(packed);
+            return NULL;
+        }
+    }
     return packed;
 }
 
@@ -3746,6 +3984,10 @@ static void run_lanes(Packed *packed, Lanes *lanes, const unsigned char *text, P
  * stops. Those the first byte stops are answered by two look-ups (first_bytes), and never
  * run: most of them, and each would cost a lane and a branch that goes the other way. */
 static void run_together(Packed *packed, int position, const unsigned char *text, Py_ssize_t length) {
+    if (packed->product[position] != NULL) {
+        run_product(packed, position, text, length);
+        return;
+    }
     Lanes lanes;
     lanes.count = 0;
     if (packed->by_first && length > 0) {
@@ -4154,8 +4396,20 @@ static int groups_init(PyObject *descriptions, PyObject *probes, PyObject *rows,
     return 0;
 }
 
+/* The tables made for automata, forgotten when many (a process that plans shapes after
+ * shapes): only between calls of select_lines, whose Packed point into them. */
+static void tables_trim(void) {
+    if (stopping_tables != NULL && PyDict_GET_SIZE(stopping_tables) >= 1024) {
+        PyDict_Clear(stopping_tables);
+    }
+    if (product_tables != NULL && PyDict_GET_SIZE(product_tables) >= 1024) {
+        PyDict_Clear(product_tables);
+    }
+}
+
 static PyObject *select_lines(PyObject *module, PyObject *args) {
     (void)module;
+    tables_trim();
     Py_buffer data;
     PyObject *descriptions, *memo, *classes, *probes = Py_None, *learn = Py_None, *rows_tables = Py_None;
     int any_escape, trusted = 0, hashed = 0;
@@ -4849,7 +5103,45 @@ failed:
     return NULL;
 }
 
+/* set_products(on) -> the setting before: whether select_lines runs the automata that read a
+ * term as their product (product_of) or each in a lane; the tests hold both ways equal. */
+static PyObject *set_products(PyObject *module, PyObject *arg) {
+    (void)module;
+    int on = PyObject_IsTrue(arg);
+    if (on < 0) {
+        return NULL;
+    }
+    int before = product_enabled;
+    product_enabled = on;
+    return PyBool_FromLong(before);
+}
+
+/* product_sizes() -> [states or None]: the products made in this process (None: past
+ * PRODUCT_LIMIT states, so their Dfas run in lanes), for the tests. */
+static PyObject *product_sizes(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    PyObject *sizes = PyList_New(0), *key, *value;
+    Py_ssize_t at = 0;
+    while (sizes != NULL && product_tables != NULL && PyDict_Next(product_tables, &at, &key, &value)) {
+        PyObject *size = value == Py_None ? Py_NewRef(Py_None)
+                                          : PyLong_FromSsize_t((Py_ssize_t)((PyBytes_GET_SIZE(value) - sizeof(Product)) /
+                                                                            (((const Product *)PyBytes_AS_STRING(value))->width *
+                                                                             sizeof(uint32_t))));
+        if (size == NULL || PyList_Append(sizes, size) < 0) {
+            Py_CLEAR(sizes);
+        }
+        Py_XDECREF(size);
+    }
+    return sizes;
+}
+
 static PyMethodDef methods[] = {
+    {"product_sizes", product_sizes, METH_NOARGS,
+     "product_sizes() -> [states or None]: the products of automata made in this process (None: too many states)."},
+    {"set_products", set_products, METH_O,
+     "set_products(on) -> bool: whether select_lines runs the automata that read one term as their product,\n"
+     "or each in a lane (the reference); returns the setting before."},
     {"scan_block", scan_block, METH_VARARGS,
      "scan_block(data, tables, slow, bad, into=None)\n"
      "-> (output, lines, written, statements, rewritten_statements, counts, invalid)\n\n"

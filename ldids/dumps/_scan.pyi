@@ -33,6 +33,12 @@ class MergedRuns:
     def __iter__(self) -> MergedRuns: ...
     def __next__(self) -> tuple[bytes, int]: ...
 
+def product_sizes() -> list[int | None]:
+    """The states of each product of automata made in this process (None: too many, run in lanes)."""
+
+def set_products(on: bool, /) -> bool:
+    """Whether select_lines runs the automata of a term as their product (else each in a lane); the setting before."""
+
 def joined_unique(lines: list[str], start: int = 0, stop: int = ..., /) -> tuple[bytes, int]:
     """lines[start:stop] of sorted lines, each once (nor the line before start), in UTF-8, each ended by LF."""
 
