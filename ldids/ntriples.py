@@ -10,9 +10,9 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rdflib.term import Node
+    from rdflib.term import Literal, Node
 
-__all__ = ["Quad", "iri", "literal", "quad_line", "term"]
+__all__ = ["Quad", "exact_literal", "iri", "literal", "quad_line", "term"]
 
 #: (subject, predicate, object, graph); graph None is the default graph.
 Quad = tuple["Node", "Node", "Node", "Node | None"]
@@ -42,6 +42,28 @@ def literal(lexical: str, language: str | None = None, datatype: str | None = No
     if datatype is not None:
         return f'"{lexical}"^^{iri(datatype)}'
     return f'"{lexical}"'
+
+
+def exact_literal(
+    lexical: str, language: str | None = None, datatype: str | None = None, kind: type[Literal] | None = None
+) -> Literal:
+    """An rdflib literal (of class ``kind``) whose lexical form is ``lexical`` exactly.
+
+    Lexical forms are data. rdflib's constructor makes others of some: of any datatype it knows
+    unless told not to (``normalize=False``: "01"^^xsd:integer would be "1"), and of
+    xsd:normalizedString and xsd:token whatever it is told (rdflib 7, ``Literal.__new__``: " a  b "
+    as "a b"). Every literal ldids makes of data is made here."""
+    from rdflib.term import Literal, URIRef
+
+    made = (kind or Literal)(
+        lexical, lang=language or None, datatype=None if datatype is None else URIRef(datatype), normalize=False
+    )
+    if str.__str__(made) != lexical:
+        exact = str.__new__(type(made), lexical)
+        exact._language, exact._datatype = made._language, made._datatype
+        exact._value, exact._ill_typed = made._value, made._ill_typed
+        made = exact
+    return made
 
 
 def term(node: Node) -> str:

@@ -237,7 +237,8 @@ IDENTITY_LINKS = [
     ),
     # A literal in a language is no identifier literal, and is not rewritten; its text is one.
     ('<info:fedora/demo:1> {} "oai:example.org:item1"@en .', {"<info:fedora/demo:1> {} <oai:example.org:item1> ."}),
-    # rdflib reads an xsd:token's lexical form without its white space: so do the passes.
+    # An xsd:token names its lexical form with its white space collapsed (XSD 1.1 Part 2
+    # §3.4.3): the link is to that identifier, and the statement keeps its lexical form.
     (
         '<info:fedora/demo:1> {} " oai:example.org:item1 "^^<http://www.w3.org/2001/XMLSchema#token> .',
         {"<info:fedora/demo:1> {} <oai:example.org:item1> ."},

@@ -411,8 +411,13 @@ def test_line_formats_hold_no_prefixes(tmp_path: Path) -> None:
 XSD_NS = "http://www.w3.org/2001/XMLSchema#"
 TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 #: Literals rdflib's writers write bare or as JSON values, made again from their values:
-#: another lexical form, or (a boolean written 1) another datatype. Each must read back as it is.
+#: another lexical form, or (a boolean written 1) another datatype; and those whose lexical
+#: form rdflib's constructor rewrites whatever it is told (white space in xsd:token and
+#: xsd:normalizedString). Each must read back as it is.
 AS_WRITTEN = [
+    (" a  b ", "token"),
+    ("\\tx  y ", "normalizedString"),
+    ("2020-01-01Z", "date"),
     ("1.0e0", "double"),
     ("-2e3", "double"),
     ("NaN", "double"),

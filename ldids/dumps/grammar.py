@@ -121,7 +121,9 @@ def _unescape(text: str) -> str:
 
 
 def _parse_term(raw: str) -> Node:
-    from rdflib.term import BNode, Literal, URIRef
+    from rdflib.term import BNode, URIRef
+
+    from ldids.ntriples import exact_literal
 
     if raw[0] == "<":
         return URIRef(_unescape(raw[1:-1]))
@@ -132,10 +134,10 @@ def _parse_term(raw: str) -> Node:
     lexical = _unescape(raw[1:close])
     rest = raw[close + 1 :]
     if rest.startswith("@"):
-        return Literal(lexical, lang=rest[1:])
+        return exact_literal(lexical, language=rest[1:])
     if rest.startswith("^^"):
-        return Literal(lexical, datatype=URIRef(_unescape(rest[3:-1])))
-    return Literal(lexical)
+        return exact_literal(lexical, datatype=_unescape(rest[3:-1]))
+    return exact_literal(lexical)
 
 
 def compact_literal(raw: str) -> str:

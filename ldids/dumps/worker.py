@@ -322,13 +322,8 @@ class _Worker:
             target = _iri_text(object_)
         else:
             close = object_.rindex('"')
-            datatype = object_[close + 3 : -1] if object_[close + 1 : close + 3] == "^^" else None
-            if datatype is not None and _unescape(datatype) not in decision.IDENTIFIER_DATATYPE_IRIS:
-                # rdflib rewrites the lexical forms of some datatypes (xsd:token's white
-                # space, xsd:boolean's): the text the graph passes see is rdflib's.
-                target = _text_of(object_)
-            else:
-                target = _unescape(object_[1:close])
+            datatype = object_[close + 4 : -1] if object_[close + 1 : close + 3] == "^^" else None
+            target = decision.named_text(_unescape(object_[1:close]), None if datatype is None else _unescape(datatype))
         if source == target or not self._is_identifier(source) or not self._is_identifier(target):
             return None
         return f"{iri(source)} {_SAME_AS} {iri(target)} ."

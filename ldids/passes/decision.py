@@ -51,6 +51,7 @@ __all__ = [
     "decide",
     "evict_oldest_half",
     "is_identifier_literal",
+    "named_text",
     "subject_namespace",
 ]
 
@@ -93,6 +94,22 @@ class Decision(NamedTuple):
 _new = tuple.__new__
 #: The decisions to leave a bare PID alone, one per reason: made once, given to every such term.
 _LEAVE = {reason: Decision("leave", "fedora-pid", reason=reason) for reason in REASONS}
+
+
+_XSD_TOKEN = "http://www.w3.org/2001/XMLSchema#token"
+_XSD_NORMALIZED = "http://www.w3.org/2001/XMLSchema#normalizedString"
+_BREAKS = str.maketrans("\t\n\r", "   ")
+
+
+def named_text(lexical: str, datatype: str | None) -> str:
+    """The text a term names (an IRI's, or a literal's of ``datatype``, as an identity
+    predicate's object): an xsd:token's and an xsd:normalizedString's is their lexical form
+    with its white space collapsed or replaced (XSD 1.1 Part 2 §3.4.3, §3.4.2: facet
+    whiteSpace); the data keeps the lexical form as written."""
+    if datatype not in (_XSD_TOKEN, _XSD_NORMALIZED):
+        return lexical
+    text = lexical.translate(_BREAKS)  # replace; collapse also joins the runs of spaces and trims
+    return text if datatype == _XSD_NORMALIZED else " ".join(part for part in text.split(" ") if part)
 
 
 def is_identifier_literal(language: str | None, datatype: str | None) -> bool:

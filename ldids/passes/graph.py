@@ -23,7 +23,7 @@ from typing import Literal as Kind
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids.errors import Problem
-from ldids.ntriples import Quad, quad_line, term
+from ldids.ntriples import Quad, exact_literal, quad_line, term
 from ldids.passes.config import Config
 from ldids.passes.decision import (
     SAME_AS_IRI,
@@ -31,6 +31,7 @@ from ldids.passes.decision import (
     decide,
     evict_oldest_half,
     is_identifier_literal,
+    named_text,
     subject_namespace,
 )
 from ldids.passes.summary import Summary
@@ -178,7 +179,8 @@ class TermCache:
         if decision.action == "rewrite" or (decision.action == "canonical" and is_literal and config.literals_to_iris):
             canonical = decision.canonical or str(node)
             if is_literal and not config.literals_to_iris:
-                written = Literal(canonical, datatype=node.datatype)  # type: ignore[attr-defined]
+                datatype = node.datatype  # type: ignore[attr-defined]
+                written = exact_literal(canonical, datatype=None if datatype is None else str(datatype))
             else:
                 written = URIRef(canonical)
         return Known(decision, written, links)
@@ -257,12 +259,17 @@ def identity_link(quad: Quad, config: Config) -> Quad | None:
         str(predicate) in config.identity_predicates
         and isinstance(subject, URIRef)
         and isinstance(object_, URIRef | Literal)
-        and str(subject) != str(object_)
+        and str(subject) != (target := _named_text(object_))
         and _is_identifier(str(subject), config)
-        and _is_identifier(str(object_), config)
+        and _is_identifier(target, config)
     ):
-        return (subject, SAME_AS, URIRef(str(object_)), None)
+        return (subject, SAME_AS, URIRef(target), None)
     return None
+
+
+def _named_text(node: Node) -> str:
+    datatype = getattr(node, "datatype", None)
+    return named_text(str(node), None if datatype is None else str(datatype))
 
 
 def _is_identifier(text: str, config: Config) -> bool:

@@ -34,7 +34,7 @@ from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids import safexml
 from ldids.errors import InputError
-from ldids.ntriples import Quad, quad_line, term
+from ldids.ntriples import Quad, exact_literal, quad_line, term
 from ldids.rdf import RDFLIB_TERMS, foxml, not_a_cast_failure, oaipmh
 from ldids.rdf.files import FORMATS, STDIN, Format, atomic_output, guess_format, open_input, resolve_format
 from ldids.rdf.oxigraph import OXIGRAPH_FORMATS, check_base, keep_prefixes, oxigraph_quads
@@ -416,7 +416,7 @@ def _as_written(node: Node) -> Node:
     bare = _BARE.get(node.datatype)
     if bare is not None and bare.fullmatch(str(node)):
         return node
-    return _Quoted(str(node), datatype=node.datatype, normalize=False)
+    return exact_literal(str(node), datatype=str(node.datatype), kind=_Quoted)
 
 
 # What XML 1.0 cannot hold, not even as a character reference (§2.2, Char).

@@ -12,10 +12,10 @@ from contextlib import nullcontext
 
 import pyoxigraph as ox
 from lxml import etree
-from rdflib.term import BNode, Literal, Node, URIRef
+from rdflib.term import BNode, Node, URIRef
 
 from ldids.errors import InputError
-from ldids.ntriples import Quad
+from ldids.ntriples import Quad, exact_literal
 from ldids.rdf import rdfxml
 from ldids.rdf.files import Format
 from ldids.rdf.formats import resolve_format
@@ -126,9 +126,9 @@ def rdflib_term(node: object) -> Node:
         if node.direction is not None:
             raise ValueError(_DIRECTION)
         if node.language:
-            return Literal(node.value, lang=node.language)
+            return exact_literal(node.value, language=node.language)
         datatype = node.datatype.value
-        return Literal(node.value) if datatype == _XSD_STRING else Literal(node.value, datatype=URIRef(datatype))
+        return exact_literal(node.value, datatype=None if datatype == _XSD_STRING else datatype)
     raise ValueError(_TRIPLE_TERM)
 
 

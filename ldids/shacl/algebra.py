@@ -14,6 +14,8 @@ from typing import Any
 
 from rdflib.term import BNode, Literal, URIRef, Variable
 
+from ldids.ntriples import exact_literal
+
 __all__ = ["Op", "PlainError", "from_plain", "parse_query", "to_plain"]
 
 
@@ -121,7 +123,7 @@ def from_plain(plain: Any) -> Any:
             lexical, language, datatype = rest
             if not all(part is None or isinstance(part, str) for part in (language, datatype)):
                 raise PlainError("not a literal")
-            return Literal(_text(lexical), lang=language, datatype=None if datatype is None else URIRef(datatype))
+            return exact_literal(_text(lexical), language=language, datatype=datatype)
         (text,) = rest
         term = {"var": Variable, "iri": URIRef, "bnode": BNode}.get(tag)
     except (TypeError, ValueError) as error:  # a list of the wrong length

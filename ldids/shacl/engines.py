@@ -20,12 +20,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import pyoxigraph as ox
-from rdflib import BNode, Graph, Literal, URIRef
+from rdflib import BNode, Graph
 from rdflib.namespace import OWL, SH
 from rdflib.term import Node
 
 from ldids.errors import InputError
-from ldids.ntriples import term
+from ldids.ntriples import exact_literal, term
 from ldids.rdf.oxigraph import rdflib_term
 
 __all__ = ["DEFAULT_ENGINE", "ENGINES", "INFERENCE", "Options", "Triple", "engine_for", "run"]
@@ -172,7 +172,7 @@ def _compiled(data: Graph | Sequence[Triple], shapes: Graph, options: Options) -
     def ours(node: object) -> Node:
         if isinstance(node, ox.Literal) and node.datatype.value != _XSD_STRING and not node.language:
             # The data's own lexical form: rdflib would write "…Z" of an xsd:dateTime as "…+00:00".
-            return Literal(node.value, datatype=URIRef(node.datatype.value), normalize=False)
+            return exact_literal(node.value, datatype=node.datatype.value)
         term = rdflib_term(node)  # pyoxigraph keeps the engine's labels, which rdflib's parser renames
         if not isinstance(term, BNode):
             return term
