@@ -133,15 +133,16 @@ def ldids_serve(*options: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
 
 
 @contextlib.contextmanager
-def running_oxigraph(location: Path, data: bytes, media_type: str) -> Iterator[str]:
+def running_oxigraph(location: Path, data: bytes, media_type: str, *options: str) -> Iterator[str]:
     """An ``oxigraph serve`` on a free port of 127.0.0.1, holding ``data`` (loaded
-    leniently, as a store takes a stranger's dump); its base URL; stopped afterwards."""
+    leniently, as a store takes a stranger's dump), with the server's ``options``; its base
+    URL; stopped afterwards."""
     assert OXIGRAPH is not None, "the oxigraph server is part of the test install (pip package oxigraph)"
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
-        [OXIGRAPH, "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
+        [OXIGRAPH, "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}", *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -173,7 +174,7 @@ def oxigraph(tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def oxigraph_server() -> Callable[[Path, bytes, str], contextlib.AbstractContextManager[str]]:
+def oxigraph_server() -> Callable[..., contextlib.AbstractContextManager[str]]:
     """:func:`running_oxigraph`, for tests that start one where they need it."""
     return running_oxigraph
 

@@ -38,6 +38,17 @@ def _output_format(option: str | None, output: str, fallback: Format | None) -> 
     return fallback if fallback is not None and fallback.writable else files.resolve_format("turtle")
 
 
+def check_base(base: str | None) -> None:
+    """``--base`` is an absolute IRI, or a usage error."""
+    if base is not None:
+        import pyoxigraph
+
+        try:
+            pyoxigraph.NamedNode(base)
+        except ValueError as error:
+            raise UsageError(f"--base must be an absolute IRI: {error}") from error
+
+
 def _check_output_name(option: str, name: str, *, stem: str = "out") -> None:
     """An output named by a format's word (``-o nt``) is, most likely, a format meant as a
     file name: a usage error that says what to type instead. ``stem``: of the file names
@@ -186,20 +197,14 @@ def _normalize_store(args: argparse.Namespace) -> int:
     config = Config.from_toml(args.config) if args.config else Config()
     summary = normalize_store(args.sparql, args.sparql_update, config)
     report_store(args, summary)
-    return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
+    return EXIT_INVALID if args.strict and (summary.problems or summary.counts.skipped) else EXIT_OK
 
 
 def normalize(args: argparse.Namespace, out: TextIO) -> int:
     """``ldids normalize``: a live store, a streamed dump, or a graph read into memory."""
     if args.sparql:
         return _normalize_store(args)
-    if args.base is not None:
-        import pyoxigraph
-
-        try:
-            pyoxigraph.NamedNode(args.base)
-        except ValueError as error:
-            raise UsageError(f"--base must be an absolute IRI: {error}") from error
+    check_base(args.base)
     inputs = args.inputs or ["-"]
     _check_output_name("-o", args.output)
     if args.links:

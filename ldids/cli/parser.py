@@ -17,6 +17,12 @@ class _Parser(argparse.ArgumentParser):
     """argparse exits with 2 on usage errors already; keep its message format."""
 
 
+_BASE_HELP = (
+    "resolve relative IRIs (Turtle, TriG, RDF/XML, JSON-LD) against IRI (default: each file's file: IRI; "
+    "standard input has none, and a relative IRI in it is an error)"
+)
+
+
 def _resolver(text: str) -> handle.Resolver:
     authority, _, segment = text.partition("/")
     if not authority:
@@ -120,12 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FORMAT",
         help="input format name or MIME type (default: from the extension, else the content)",
     )
-    normalize.add_argument(
-        "--base",
-        metavar="IRI",
-        help="resolve relative IRIs (Turtle, TriG, RDF/XML, JSON-LD) against IRI (default: each file's file: IRI; "
-        "standard input has none, and a relative IRI in it is an error)",
-    )
+    normalize.add_argument("--base", metavar="IRI", help=_BASE_HELP)
     normalize.add_argument(
         "-t",
         "--output-format",
@@ -210,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--input-format",
         help="input format name or MIME type (default: guessed); as in normalize, not pyshacl's -i: see --inference",
     )
+    validate.add_argument("--base", metavar="IRI", help=_BASE_HELP)
     validate.add_argument(
         "-s", "--shapes", action="append", default=[], metavar="FILE", help="more shapes (repeatable), as pyshacl's -s"
     )

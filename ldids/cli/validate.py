@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, TextIO
 
 from ldids.cli.exit_code import EXIT_INVALID, EXIT_OK, UsageError
+from ldids.cli.normalize import check_base
 from ldids.errors import InputError, LdidsError
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def _streamed(args: argparse.Namespace) -> Parsed | None:
     names = [None if fmt is None else fmt.name for fmt in formats]
     if all(name in _LINE_FORMATS + PARSED_FORMATS for name in names):
         parsed = {path: name for path, name in zip(args.inputs, names, strict=True) if name in PARSED_FORMATS}
-        return Parsed(parsed, several=len(args.inputs) > 1, workers=args.workers)
+        return Parsed(parsed, args.base, several=len(args.inputs) > 1, workers=args.workers)
     if args.engine == "stream":
         raise UsageError("--engine stream reads N-Triples, N-Quads, Turtle, TriG and RDF/XML")
     return None
@@ -90,6 +91,7 @@ def validate(args: argparse.Namespace, out: TextIO) -> int:
     from ldids.shacl.safety import check_location
 
     _check_options(args)
+    check_base(args.base)
     max_results = 1 if args.abort else args.max_results
     progress = _Progress(args.progress)
     for path in args.shapes:
@@ -127,7 +129,7 @@ def validate(args: argparse.Namespace, out: TextIO) -> int:
 
         progress(f"reading {', '.join(args.inputs)}")
         fmt = rdfio.resolve_format(args.input_format) if args.input_format else None
-        data = rdfio.read(args.inputs, fmt)
+        data = rdfio.read(args.inputs, fmt, args.base)
         extra = [rdfio.read_graph(path) for path in args.shapes]
         ontology = [rdfio.read_graph(path) for path in args.ont_graph]
         try:

@@ -31,11 +31,12 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids.errors import InputError
-from ldids.ntriples import Quad, iri, literal, quad_line, term
+from ldids.ntriples import Quad, exact_literal, iri, literal, quad_line, term
 from ldids.passes import graph as passes
 from ldids.passes.config import Config
 from ldids.passes.summary import Summary
@@ -44,6 +45,10 @@ from ldids.schemes._chars import is_plain_iri
 __all__ = ["StoreSummary", "normalize_store"]
 
 _ALL = "{ ?s ?p ?o } UNION { GRAPH ?g { ?s ?p ?o } }"
+#: The same where the store's default graph is the union of its named graphs (an option of
+#: many stores: SPARQL 1.1 Query §13 leaves it to them): the default graph's own statements
+#: are those no named graph holds.
+_ALL_OF_A_UNION = "{ ?s ?p ?o FILTER NOT EXISTS { GRAPH ?h { ?s ?p ?o } } } UNION { GRAPH ?g { ?s ?p ?o } }"
 #: Characters with a meaning in an XPath regular expression (XPath Functions §5.6.1).
 _REGEX_SPECIAL = frozenset("\\|.-^?*+{}()[]$")
 
@@ -54,20 +59,28 @@ def _xpath_regex(needles: Iterable[str]) -> str:
     return "|".join(escaped).replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _statements_query(config: Config) -> str:
-    """Every statement holding a term the passes may decide something about."""
+def _statements_query(config: Config, everything: str = _ALL) -> str:
+    """Every statement holding a term the passes may decide something about: one of the
+    registry's needles in any ASCII case, or a configured PID namespace's as written."""
     pattern = _xpath_regex(config.registry.prefilter)
     tests = [
         f'(!isBlank(?s) && REGEX(STR(?s), "{pattern}", "i"))',
         f'(!isBlank(?o) && REGEX(STR(?o), "{pattern}", "i"))',
         f'(isIRI(?g) && REGEX(STR(?g), "{pattern}", "i"))',
     ]
+    if config.namespace_needles:
+        exact = _xpath_regex(config.namespace_needles)
+        tests += [
+            f'(!isBlank(?s) && REGEX(STR(?s), "{exact}"))',
+            f'(!isBlank(?o) && REGEX(STR(?o), "{exact}"))',
+            f'(isIRI(?g) && REGEX(STR(?g), "{exact}"))',
+        ]
     bare = sorted(config.bare_pid_predicates | config.bare_handle_predicates)
     if bare:
         tests.append(f"(isLiteral(?o) && ?p IN ({', '.join(iri(name) for name in bare)}))")
     if config.rewrite_predicates:
         tests.append(f'REGEX(STR(?p), "{pattern}", "i")')
-    return f"SELECT ?s ?p ?o ?g WHERE {{\n  {_ALL}\n  FILTER ({' || '.join(tests)})\n}}"
+    return f"SELECT ?s ?p ?o ?g WHERE {{\n  {everything}\n  FILTER ({' || '.join(tests)})\n}}"
 
 
 @dataclass
@@ -78,6 +91,9 @@ class StoreSummary:
     statements_found: int = 0  # fetched to be decided
     updates: int = 0  # update requests sent
     changes_left: int = 0  # changes not sent (max_batches), which a later run makes
+    #: Statements left as they were because their rewrite writes a term the store cannot
+    #: hold (an IRI no SPARQL parser takes), with that term.
+    unwritable: list[str] = field(default_factory=list)
 
     @property
     def problems(self) -> int:
@@ -92,6 +108,8 @@ class StoreSummary:
             "updates": self.updates,
             "changes_left": self.changes_left,
         }
+        if self.unwritable:
+            document.run["unwritable"] = self.unwritable[:20]
         return document
 
 
@@ -114,32 +132,61 @@ class _Endpoint:
         except urllib.error.URLError as error:
             raise InputError(f"cannot reach the SPARQL endpoint: {error.reason}", source=url) from error
 
-    def select(self, query: str) -> list[dict[str, Node]]:
+    def bindings(self, query: str) -> list[dict[str, dict[str, Any]]]:
         answer = self._send(
             self.query_url, query.encode(), "application/sparql-query", "application/sparql-results+json"
         )
-        rows = []
-        for binding in json.loads(answer)["results"]["bindings"]:
-            rows.append({name: _node(value) for name, value in binding.items()})
-        return rows
+        found: list[dict[str, dict[str, Any]]] = json.loads(answer)["results"]["bindings"]
+        return found
 
-    def count(self) -> int:
-        (row,) = self.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ {_ALL} }}")
-        return int(str(row["n"]))
+    def ask(self, query: str) -> bool:
+        answer = self._send(
+            self.query_url, query.encode(), "application/sparql-query", "application/sparql-results+json"
+        )
+        return bool(json.loads(answer)["boolean"])
+
+    def everything(self) -> str:
+        """The pattern of every statement once: where a named graph's statements are all in
+        the default graph too, the store's default graph is taken for their union (read as
+        such, each would be fetched, rewritten and counted twice, and copied into the default
+        graph). A store that holds each in both as well is read the same way: its default
+        graph's copies are then left as they are."""
+        named = self.ask("ASK { GRAPH ?g { ?s ?p ?o } }")
+        if named and not self.ask("ASK { GRAPH ?g { ?s ?p ?o } FILTER NOT EXISTS { ?s ?p ?o } }"):
+            return _ALL_OF_A_UNION
+        return _ALL
+
+    def count(self, everything: str) -> int:
+        (row,) = self.bindings(f"SELECT (COUNT(*) AS ?n) WHERE {{ {everything} }}")
+        return int(row["n"]["value"])
 
     def update(self, text: str) -> None:
         self._send(self.update_url, text.encode("utf-8"), "application/sparql-update")
 
 
-def _node(value: dict[str, str]) -> Node:
+class _UnsupportedTermError(ValueError):
+    """A term RDF 1.1 has no room for (SPARQL 1.2 results: a triple term, a literal with a
+    base direction): ldids cannot rewrite a statement holding one, nor write it back."""
+
+
+#: The keys of an RDF 1.1 term in SPARQL 1.1 Query Results JSON (§3.2.2).
+_RDF_1_1_KEYS = frozenset({"type", "value", "xml:lang", "datatype"})
+
+
+def _node(value: dict[str, Any]) -> Node:
+    """The term a binding names, its lexical form kept exactly (exact_literal): a rewrite
+    deletes the statement as the store holds it, so a literal made anew ("2020-01-01Z" as
+    "2020-01-01", " a  b "^^xsd:token as "a b") would delete nothing and add a changed copy."""
     kind = value["type"]
+    if not value.keys() <= _RDF_1_1_KEYS or not isinstance(value["value"], str):
+        raise _UnsupportedTermError(kind)
     if kind == "uri":
         return URIRef(value["value"])
     if kind == "bnode":
         return BNode(value["value"])
-    if "xml:lang" in value:
-        return Literal(value["value"], lang=value["xml:lang"])
-    return Literal(value["value"], datatype=URIRef(value["datatype"]) if "datatype" in value else None)
+    if kind not in ("literal", "typed-literal"):  # typed-literal: the 2008 results format's
+        raise _UnsupportedTermError(kind)
+    return exact_literal(value["value"], language=value.get("xml:lang"), datatype=value.get("datatype"))
 
 
 # -- The updates --------------------------------------------------------------------------------
@@ -169,8 +216,11 @@ def _data_block(quads: Iterable[Quad]) -> str:
 
 def _named(node: Node) -> bool:
     """Whether SPARQL can name ``node`` in a DATA block: not a blank node (SPARQL 1.1
-    Update §3.1.1), and an IRI its parser takes; a store loaded leniently may hold IRIs
-    that are none (an invalid identifier among them), which a pattern then matches by text."""
+    Update §3.1.1), and an IRI its parser takes, or a literal whose datatype is one; a store
+    loaded leniently may hold IRIs that are none (an invalid identifier among them), which a
+    pattern then matches by text."""
+    if isinstance(node, Literal):
+        return node.datatype is None or is_plain_iri(str(node.datatype))
     return not isinstance(node, BNode) and (not isinstance(node, URIRef) or is_plain_iri(str(node)))
 
 
@@ -186,11 +236,15 @@ class _Pattern:
             return term(node)
         if node not in self.names:
             name = self.names[node] = f"?v{len(self.names)}"
-            test = (
-                f"isBlank({name})"
-                if isinstance(node, BNode)
-                else f"(isIRI({name}) && STR({name}) = {literal(str(node))})"
-            )
+            if isinstance(node, BNode):
+                test = f"isBlank({name})"
+            elif isinstance(node, Literal):
+                test = (
+                    f"(isLiteral({name}) && STR({name}) = {literal(str(node))}"
+                    f" && STR(DATATYPE({name})) = {literal(str(node.datatype))})"
+                )
+            else:
+                test = f"(isIRI({name}) && STR({name}) = {literal(str(node))})"
             self.tests.append(test)
         return self.names[node]
 
@@ -224,6 +278,18 @@ def _request(changes: list[_Change]) -> str:
     return " ;\n".join(operations)
 
 
+def _unwritable(change: _Change) -> Node | None:
+    """A term no update can write for ``change``, or None: a term SPARQL cannot name is
+    matched in the store by a pattern (_Pattern), so one that only the statements to insert
+    hold (a link to an IRI no parser takes, made of a literal's text) cannot be written."""
+    before = set() if change.before is None else set(change.before)
+    for quad in change.after:
+        for node in quad:
+            if node is not None and node not in before and not _named(node):
+                return node
+    return None
+
+
 def _plain(change: _Change) -> bool:
     return all(node is None or _named(node) for quad in (change.before, *change.after) if quad for node in quad)
 
@@ -255,12 +321,16 @@ def normalize_store(
     endpoint = _Endpoint(query_url, update_url or query_url, timeout)
     run = StoreSummary()
     counts = run.counts
-    statements_in = endpoint.count()
-    found = list(
-        dict.fromkeys(
-            (row["s"], row["p"], row["o"], row.get("g")) for row in endpoint.select(_statements_query(settings))
-        )
-    )
+    everything = endpoint.everything()
+    statements_in = endpoint.count(everything)
+    found: dict[Quad, None] = {}
+    for row in endpoint.bindings(_statements_query(settings, everything)):
+        try:
+            quad = (_node(row["s"]), _node(row["p"]), _node(row["o"]), _node(row["g"]) if "g" in row else None)
+        except _UnsupportedTermError:
+            counts.skipped["rdf-1.2-term"] += 1  # left as it is, counted: --strict exits 1
+            continue
+        found[quad] = None
     run.statements_found = len(found)
     cache = passes.TermCache(settings)
     changes: list[_Change] = []
@@ -269,18 +339,26 @@ def normalize_store(
     present = set(found)
     for quad in sorted(found, key=quad_line):
         step = passes.rewrite_quad(quad, cache)
-        afters.add(step.after)
         counts.invalid.update(finding.scheme for finding in step.findings)
         counts.left.update(step.left)
-        new_links = [link for link in passes.links(step, settings) if link not in linked]
-        linked.update(dict.fromkeys(new_links))
-        new_links = [link for link in new_links if link not in present]
+        links = [link for link in passes.links(step, settings) if link not in linked]
+        to_add = tuple(link for link in links if link not in present)
+        change = _Change(quad, (step.after, *to_add)) if step.rewrites else _Change(None, to_add) if to_add else None
+        unwritable = None if change is None else _unwritable(change)
+        if unwritable is not None:
+            # Left as it is, and counted: a rewrite without its link would lose the form the
+            # store held, and the update that tried would match nothing (yet say it did).
+            counts.skipped["term-the-store-cannot-hold"] += 1
+            run.unwritable.append(f"{quad_line(quad)} (its rewrite writes {term(unwritable)})")
+            afters.add(quad)
+            continue
+        afters.add(step.after)
+        linked.update(dict.fromkeys(links))
         if step.rewrites:
             counts.statements_rewritten += 1
-            counts.rewritten.update(change.scheme for change in step.rewrites)
-            changes.append(_Change(quad, (step.after, *new_links)))
-        elif new_links:
-            changes.append(_Change(None, tuple(new_links)))
+            counts.rewritten.update(rewrite.scheme for rewrite in step.rewrites)
+        if change is not None:
+            changes.append(change)
     # Statements that became equal to another are one in the store, as in a graph. Every
     # statement a rewritten one (or a link) can become equal to holds a canonical term, and
     # so was fetched: the merged ones and the links already there are known from `found`.

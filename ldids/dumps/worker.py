@@ -139,10 +139,7 @@ class _Worker:
         self.prefixes = re.compile("|".join(re.escape(p) for p in self.folded), re.IGNORECASE | re.ASCII)
         self.bare_predicates = {iri(p) for p in config.bare_pid_predicates | config.bare_handle_predicates}
         self.identity_predicates = {iri(p) for p in config.identity_predicates}
-        self.exact_needles = sorted(
-            {*self.bare_predicates, *(f"{ns}:" for ns in config.pid_namespaces)}
-            | {f"{ns}%3" for ns in config.pid_namespaces}
-        )
+        self.exact_needles = sorted({*self.bare_predicates, *config.namespace_needles})
         self.exact = re.compile("|".join(re.escape(p) for p in self.exact_needles)) if self.exact_needles else None
         self.byte_memo = None if _scan is None else _scan.DecisionMemo(settings.identifier_cache)
         self.schemes = config.registry.names

@@ -69,6 +69,13 @@ class Config:
         registry = Registry.build((*handle.DEFAULT_RESOLVERS, *self.resolvers), self.schemes)
         object.__setattr__(self, "registry", registry)
 
+    @property
+    def namespace_needles(self) -> frozenset[str]:
+        """What a bare PID of a configured namespace holds as written, ``ns:`` or ``ns%3`` (its
+        colon escaped), matched as it is (a PID namespace is case-sensitive): with the registry's
+        prefilter, what a term must hold for the passes to have something to say of it."""
+        return frozenset(f"{namespace}{colon}" for namespace in self.pid_namespaces for colon in (":", "%3"))
+
     def __reduce__(self) -> tuple[Any, ...]:
         # Workers get the settings and build their own registry (its regexes and closures
         # do not pickle, and are cheap to build).
