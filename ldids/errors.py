@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 __all__ = [
+    "ADVICE",
     "InputError",
     "LdidsError",
     "OutputError",
@@ -18,6 +19,7 @@ __all__ = [
     "PieceError",
     "Problem",
     "ShapesError",
+    "WriteError",
     "check_stop",
     "render_caret",
     "stop",
@@ -89,14 +91,24 @@ class InputError(LdidsError):
     """Input that could not be read at all (malformed XML, unreadable file): says where.
 
     ``line`` and ``column`` are 1-based, as editors show them; either may be unknown.
+    ``advice``, one of :data:`ADVICE`, says what would have let it be read; each front end
+    words it in its own terms (a command line option, a request's parameter or header).
     """
 
     def __init__(
-        self, message: str, *, source: str | None = None, line: int | None = None, column: int | None = None
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        advice: str | None = None,
     ) -> None:
+        assert advice is None or advice in ADVICE, advice
         self.source = source
         self.line = line
         self.column = column
+        self.advice = advice
         where = ":".join(str(part) for part in (source, line, column) if part is not None)
         super().__init__(f"{where}: {message}" if where else message)
         self.message = message
@@ -112,6 +124,21 @@ def _rebuilt(kind: type[InputError], state: dict[str, Any], text: str) -> InputE
     Exception.__init__(error, text)
     error.__dict__.update(state)
     return error
+
+
+#: What an InputError's ``advice`` may say, in general terms.
+ADVICE = {
+    "base": "a base IRI for relative IRIs",
+    "named-graphs": "a format that holds named graphs (TriG, N-Quads, JSON-LD)",
+    "output-format": "another format (Turtle, TriG, N-Triples, N-Quads or JSON-LD)",
+    "line-format": "a format of one statement a line (N-Triples, N-Quads)",
+}
+
+
+class WriteError(InputError):
+    """What was read that the format asked for cannot write (named graphs in Turtle, a
+    predicate with no XML name in RDF/XML): another format can. An InputError to the command
+    line (exit 2); the service answers 406, the representation asked for being none it has."""
 
 
 class PieceError(LdidsError):

@@ -153,6 +153,48 @@ def test_unacceptable_accept_is_406(client: TestClient) -> None:
     problem(answer, 406, "ldids.not-acceptable")
 
 
+@pytest.mark.parametrize(
+    ("body", "content_type", "accept", "said"),
+    [
+        (b"<http://e/s> <http://e/0/1> <http://e/o> .\n", "application/n-triples", "application/rdf+xml", "XML name"),
+        (b'<http://e/s> <http://e/p> "a\\u0001b" .\n', "application/n-triples", "application/rdf+xml", "U+0001"),
+        (b'<http://e/g> { <http://e/s> <http://e/p> "x" . }\n', "application/trig", "text/turtle", "named graphs"),
+        (b'<http://e/g> { <http://e/s> <http://e/p> "x" . }\n', "application/trig", "application/n-triples", "named"),
+    ],
+)
+def test_data_the_format_asked_for_cannot_write_is_406(
+    client: TestClient, body: bytes, content_type: str, accept: str, said: str
+) -> None:
+    """The body was read; what fails is the representation asked for, which the answer has
+    none of (RFC 9110 §15.5.7): 406, saying which to ask for, not a 400 about the input with
+    the command line's -t."""
+    answer = client.post("/normalize", content=body, headers={"Content-Type": content_type, "Accept": accept})
+    detail = str(problem(answer, 406, "ldids.cannot-write")["detail"])
+    assert said in detail
+    assert "(Accept)" in detail
+    assert "-t" not in detail
+
+
+@pytest.mark.parametrize("content_type", ["text/turtle", "application/ld+json"])
+def test_a_relative_iri_without_a_base_says_to_send_one(client: TestClient, content_type: str) -> None:
+    body = b'<rel/x> <http://e/p> "v" .\n' if content_type == "text/turtle" else b'{"@id": "rel/x", "http://e/p": "v"}'
+    for accept in ("text/turtle", "application/n-triples"):
+        answer = client.post("/normalize", content=body, headers={"Content-Type": content_type, "Accept": accept})
+        detail = str(problem(answer, 400, "ldids.input")["detail"])
+        assert "?base=IRI" in detail
+        assert "--base" not in detail
+        assert "standard input" not in detail
+    based = client.post("/normalize?base=http://e/", content=body, headers={"Content-Type": content_type})
+    assert based.status_code == 200
+
+
+def test_shapes_sent_along_that_do_not_parse_are_422(client: TestClient) -> None:
+    answer = client.post(
+        "/validate", files={"data": ("d.ttl", EXAMPLE, "text/turtle"), "shapes": ("s.ttl", b"oops <", "text/turtle")}
+    )
+    assert "the shapes cannot be read at 1:" in str(problem(answer, 422, "ldids.shapes")["detail"])
+
+
 def test_bodies_over_the_limit_are_413(client: TestClient) -> None:
     answer = client.post("/normalize", content=b" " * 200_001, headers={"Content-Type": "text/turtle"})
     assert problem(answer, 413, "ldids.too-large")["limit"] == 200_000
@@ -215,3 +257,65 @@ def test_against_a_running_server(server: str) -> None:
         )
         assert answer.status_code == 200
         assert "<info:fedora/demo:1>" in answer.text
+
+
+SUMMARY_BODY = (
+    b"<http://e/s> <http://e/p> <oai:arXiv.org:ab%3ccd> .\n"  # invalid: a lower-case escape
+    b"<http://e/s> <http://e/p> <info:fedora/demo%3a1> .\n"
+)
+
+
+def _without_seconds(document: dict[str, object]) -> dict[str, object]:
+    run = dict(document.get("run") or {})  # type: ignore[call-overload]
+    run.pop("seconds", None)
+    samples = [json.dumps(sample).replace("<stdin>", "request body") for sample in run.get("problem_samples", [])]
+    return {**document, "run": {**run, "problem_samples": samples}}
+
+
+@pytest.mark.parametrize("target", ["text/turtle", "application/n-triples"])
+@pytest.mark.parametrize("links", [True, False])
+def test_the_summary_header_is_the_clis_summary(
+    client: TestClient, target: str, links: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The header is what ``--summary json`` prints for the same body: the invalid
+    identifiers' samples on every path (the graph path's header had none), and the links
+    counted where they were written (``?links=false`` counted those it left out)."""
+    import io
+
+    from ldids.cli import main
+
+    answer = client.post(
+        "/normalize",
+        params={"links": str(links).lower()},
+        content=SUMMARY_BODY,
+        headers={"Content-Type": "application/n-triples", "Accept": target},
+    )
+    assert answer.status_code == 200
+    header = json.loads(answer.headers["Ldids-Summary"])
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(SUMMARY_BODY)))
+    fmt = "turtle" if target == "text/turtle" else "nt"
+    argv = ["normalize", "-i", "nt", "-t", fmt, "--summary", "json", "-o", "-", "-"]
+    assert main(argv + ([] if links else ["--no-links"]), io.StringIO()) == 0
+    printed = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert _without_seconds(header) == _without_seconds(printed)
+    assert len(header["run"]["problem_samples"]) == 1
+    assert header["links"] == (1 if links else 0)
+
+
+@pytest.mark.parametrize(
+    ("accept", "content_type"),
+    [
+        ("application/n-triples;q=0, */*;q=0.5", "text/turtle"),
+        ("text/turtle;q=0, */*", "application/n-triples"),
+        ("text/turtle;q=0, text/*;q=0.9, application/*;q=0.5", "application/n-triples"),
+        ("application/x-turtle", "application/x-turtle"),
+    ],
+)
+def test_accept_refuses_what_it_gives_q_0(client: TestClient, accept: str, content_type: str) -> None:
+    """q=0 means not acceptable (RFC 9110 §12.4.2), even where */* would cover it; a type a
+    format is also known by names it."""
+    body = b"<http://e/s> <http://e/p> <oai:arXiv.org:x> .\n"
+    source = "application/n-triples" if content_type == "text/turtle" else "text/turtle"
+    answer = client.post("/normalize", content=body, headers={"Content-Type": source, "Accept": accept})
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].split(";")[0] == content_type

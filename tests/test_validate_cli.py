@@ -283,3 +283,24 @@ def test_progress_only_when_asked(files: tuple[Path, Path], capsys: pytest.Captu
     assert "validating " in err
     assert "on shacl" in err
     assert "8 results" in err
+
+
+@pytest.mark.parametrize(("engine", "suffix"), [("stream", ".ttl"), ("pyshacl", ".ttl"), ("pyshacl", ".jsonld")])
+def test_relative_iris_resolve_against_base(
+    tmp_path: Path, engine: str, suffix: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``validate --base`` is what its message advises for standard input (it had no such
+    option); with it the statement about the resolved IRI is checked."""
+    body = '<rel/x> <http://purl.org/dc/elements/1.1/identifier> "demo:1" .\n'
+    if suffix == ".jsonld":
+        body = '{"@id": "rel/x", "http://purl.org/dc/elements/1.1/identifier": "demo:1"}'
+    fmt = "turtle" if suffix == ".ttl" else "json-ld"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(body.encode())))
+    assert main(["validate", "--engine", engine, "-i", fmt, "-"]) == 2
+    assert "(give one: --base IRI)" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(body.encode())))
+    out = io.StringIO()
+    assert (
+        main(["validate", "--engine", engine, "-i", fmt, "--base", "http://example.org/", "-f", "json", "-"], out) == 0
+    )
+    assert main(["validate", "--base", "not absolute", "x.ttl"]) == 2

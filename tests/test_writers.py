@@ -910,3 +910,36 @@ def test_graphs_are_written_as_they_were_read(suffix: str, fmt: ox.RdfFormat, tm
     )
     assert main(["normalize", str(source), "-q", "-o", str(out)]) == 0
     assert _statements(out.read_bytes(), fmt) == _statements(source.read_bytes(), ox.RdfFormat.N_QUADS)
+
+
+def test_trig_output_is_the_same_whatever_the_hash_seed(tmp_path: Path) -> None:
+    """rdflib's TriG writer took the graphs in the order of its store's set of them, which
+    changes with Python's hash seed: the same data gave other bytes from run to run."""
+    source = tmp_path / "in.trig"
+    source.write_text(
+        '_:g { <http://e/s> <http://e/p> "x" . }\n<http://e/g> { <http://e/s> <http://e/p> "y" . }\n'
+        '<http://e/h> { <http://e/s> <http://e/p> "z" . }\n<http://e/s> <http://e/p> "w" .\n'
+    )
+    written = set()
+    for seed in range(6):
+        done = subprocess.run(
+            [sys.executable, "-m", "ldids", "normalize", "-q", "-t", "trig", "-o", "-", str(source)],
+            capture_output=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        )
+        written.add(done.stdout)
+    assert len(written) == 1
+
+
+def test_data_nested_deeper_than_the_writer_goes_is_an_error_that_says_what_to_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """rdflib's Turtle writer nests a blank node used once, a call deeper each: a thousand
+    levels, which the reader reads, ran out of Python's stack (a traceback, exit 1)."""
+    source = tmp_path / "deep.ttl"
+    source.write_text("<http://e/s> <http://e/p> " + "[ <http://e/p> " * 1000 + "<http://e/o>" + " ]" * 1000 + " .\n")
+    assert main(["normalize", "-q", str(source), "-o", str(tmp_path / "out.ttl")]) == 2
+    assert "nests blank nodes too deeply for the turtle writer (write N-Triples or N-Quads" in capsys.readouterr().err
+    assert not (tmp_path / "out.ttl").exists()
+    assert main(["normalize", "-q", str(source), "-o", str(tmp_path / "out.nt")]) == 0

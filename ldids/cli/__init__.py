@@ -39,6 +39,15 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
 }
 
 
+#: An InputError's advice (ldids.errors.ADVICE) in the command line's terms.
+_ADVICE = {
+    "base": "give one: --base IRI",
+    "named-graphs": "write TriG, N-Quads or JSON-LD: -t trig, nquads or json-ld",
+    "output-format": "write Turtle, TriG, N-Triples, N-Quads or JSON-LD (-t)",
+    "line-format": "write N-Triples or N-Quads: -t nt or nquads",
+}
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
@@ -56,7 +65,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         sys.stderr.write(f"ldids {args.command}: error: {error}\n")
         return EXIT_USAGE
     except InputError as error:
-        sys.stderr.write(f"ldids: {error}\n")
+        advice = "" if error.advice is None else f" ({_ADVICE[error.advice]})"
+        sys.stderr.write(f"ldids: {error}{advice}\n")
         return EXIT_USAGE
     except ParseError as error:
         sys.stderr.write(f"ldids: {error}\n")

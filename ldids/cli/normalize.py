@@ -237,7 +237,7 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
         for path, payload in payloads:
             outputs.enter_context(rdfio.atomic_output(path)).write(payload)
     if not args.quiet:
-        report_normalization(result, data.notes, args.summary, data.skipped)
+        report_normalization(result, data.notes, args.summary, data.skipped, links_written=not args.no_links)
     # --strict: invalid identifiers, or anything a reader read and made no statement of.
     return EXIT_INVALID if args.strict and (result.findings or sum(data.skipped.values())) else EXIT_OK
 

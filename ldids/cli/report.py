@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from ldids.dumps.run import DumpSummary
     from ldids.dumps.sparql import StoreSummary
-    from ldids.passes.graph import Finding, Result
+    from ldids.passes.graph import Result
 
 __all__ = ["report_dump", "report_normalization", "report_store"]
 
@@ -50,41 +50,27 @@ def report_store(args: argparse.Namespace, summary: StoreSummary) -> None:
         sys.stderr.write((json.dumps(report.to_json()) if args.summary == "json" else text) + "\n")
 
 
-_PROBLEMS_SHOWN = 20
-
-
-def report_normalization(result: Result, notes: list[str], style: str, skipped: Counter[str]) -> None:
-    """A graph's summary with the readers' counts of what they skipped, their notes and the
-    first invalid identifiers, each with a caret."""
+def report_normalization(
+    result: Result, notes: list[str], style: str, skipped: Counter[str], *, links_written: bool = True
+) -> None:
+    """A graph's summary (Result.document) with the readers' counts of what they skipped,
+    their notes and the first invalid identifiers, each with a caret."""
     from ldids.ntriples import quad_line
+    from ldids.passes.graph import PROBLEM_SAMPLES
 
-    summary = result.summary()
-    summary.skipped.update(skipped)
+    summary = result.document(notes, skipped, links_written=links_written)
     if style == "json":
-        summary.run = {"notes": notes, "problem_samples": [_finding_json(f) for f in result.findings[:_PROBLEMS_SHOWN]]}
         sys.stderr.write(json.dumps(summary.to_json()) + "\n")
         return
     sys.stderr.write(f"ldids: {summary.text()}\n")
     for note in notes:
         sys.stderr.write(f"ldids: note: {note}\n")
-    for finding in result.findings[:_PROBLEMS_SHOWN]:
+    for finding in result.findings[:PROBLEM_SAMPLES]:
         problem = finding.problems[0]
         sys.stderr.write(
             f"ldids: invalid {finding.scheme} identifier in {finding.position} of {quad_line(finding.quad)}\n"
             f"  {render_caret(str(finding.term), problem, indent='      ')}\n"
         )
-    hidden = len(result.findings) - _PROBLEMS_SHOWN
+    hidden = len(result.findings) - PROBLEM_SAMPLES
     if hidden > 0:
         sys.stderr.write(f"ldids: ... and {hidden} more invalid identifiers (--summary json lists them by count)\n")
-
-
-def _finding_json(finding: Finding) -> dict[str, object]:
-    from ldids.ntriples import quad_line
-
-    return {
-        "term": str(finding.term),
-        "scheme": finding.scheme,
-        "position": finding.position,
-        "statement": quad_line(finding.quad),
-        "problems": [p.to_json() for p in finding.problems],
-    }

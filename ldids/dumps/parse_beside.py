@@ -96,7 +96,13 @@ class Beside(io.RawIOBase):
         lines = self._errors.read().decode("utf-8", "replace").strip().splitlines()
         if lines and lines[-1].startswith(_MARK):
             found = json.loads(lines[-1][len(_MARK) :])
-            return InputError(found["message"], source=self._shown, line=found["line"], column=found["column"])
+            return InputError(
+                found["message"],
+                source=self._shown,
+                line=found["line"],
+                column=found["column"],
+                advice=found.get("advice"),
+            )
         # The parse itself failed (killed, out of memory): the document was not read whole.
         return InputError(
             f"could not parse the file (exit {code}{': ' + lines[-1] if lines else ''})", source=self._shown
@@ -124,7 +130,8 @@ def main() -> int:
             with lines:
                 shutil.copyfileobj(lines, sys.stdout.buffer, 1 << 20)
     except InputError as error:
-        sys.stderr.write(_MARK + json.dumps({"message": error.message, "line": error.line, "column": error.column}))
+        said = {"message": error.message, "line": error.line, "column": error.column, "advice": error.advice}
+        sys.stderr.write(_MARK + json.dumps(said))
         return 1
     except BrokenPipeError:  # the run stopped reading: it ended another way
         return 1

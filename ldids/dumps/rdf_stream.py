@@ -251,9 +251,11 @@ class NQuadsReader(io.BufferedIOBase):
         if line is None and self._name != "-":  # pyoxigraph's RDF/XML parser says no position
             found = rdfxml.locate(lambda: _decompressed(self._name), self._base)
             line, column = found if found is not None else (None, None)
-        if self._base is None and "No scheme found" in detail:  # a relative IRI
-            detail += " (standard input has no base IRI for relative IRIs)"
-        return InputError(f"syntax error: {detail}", source=self._shown, line=line, column=column)
+        advice = None
+        if self._base is None and "No scheme found" in detail:  # a relative IRI, and no base
+            detail += " (a relative IRI, and no base IRI to resolve it against)"
+            advice = "base"
+        return InputError(f"syntax error: {detail}", source=self._shown, line=line, column=column, advice=advice)
 
 
 def _looked_through(name: str) -> tuple[bool, int]:

@@ -759,7 +759,11 @@ def _take(run: Streamed, task: object, name: str, lines: bool, lines_before: int
     except InputError as error:
         at = None if not lines or error.line is None else lines_before + error.line
         raise InputError(
-            error.message, source=name, line=at, column=error.column if at is not None else None
+            error.message,
+            source=name,
+            line=at,
+            column=error.column if at is not None else None,
+            advice=error.advice,
         ) from error
     count, rows, made, block_lines, shapes = checked
     run.add(count, rows, name, lines_before=lines_before, lines=lines, digests=made, shapes=shapes)

@@ -15,7 +15,7 @@ dump, in the HTTP service and on distributed workers (DESIGN.md §3).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from typing import Literal as Kind
@@ -79,6 +79,16 @@ class Finding:
     position: Position
     problems: tuple[Problem, ...]
     quad: Quad
+
+    def to_json(self) -> dict[str, object]:
+        """One of the summary's ``run.problem_samples``."""
+        return {
+            "term": str(self.term),
+            "scheme": self.scheme,
+            "position": self.position,
+            "statement": quad_line(self.quad),
+            "problems": [problem.to_json() for problem in self.problems],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,6 +287,10 @@ def _is_identifier(text: str, config: Config) -> bool:
     return scheme is not None and not scheme.check(text)
 
 
+#: The invalid identifiers a summary shows (the rest are counted).
+PROBLEM_SAMPLES = 20
+
+
 @dataclass
 class Result:
     """Everything one run of the passes produced."""
@@ -309,6 +323,20 @@ class Result:
             invalid=Counter(finding.scheme for finding in self.findings),
             left=Counter(self.left),
         )
+
+    def document(
+        self, notes: Iterable[str] = (), skipped: Mapping[str, int] | None = None, *, links_written: bool = True
+    ) -> Summary:
+        """The summary every way of normalizing a graph reports (the command line's, the
+        service's): with the readers' notes and what they skipped, the first invalid
+        identifiers (``run.problem_samples``), and the links counted where they were written."""
+        summary = self.summary()
+        if not links_written:
+            summary.links = 0
+        summary.skipped.update(skipped or {})
+        samples = [finding.to_json() for finding in self.findings[:PROBLEM_SAMPLES]]
+        summary.run = {"notes": list(notes), "problem_samples": samples}
+        return summary
 
 
 def normalize(quads: Iterable[Quad], config: Config | None = None) -> Result:

@@ -15,6 +15,7 @@ outputs appear whole or not at all (:func:`ldids.rdf.files.atomic_output`).
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 import warnings
@@ -30,10 +31,11 @@ from lxml import etree
 from rdflib import Dataset, Graph
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.namespace import NAME_START_CATEGORIES, RDF, XSD, split_uri
+from rdflib.plugins.serializers.trig import TrigSerializer
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from ldids import safexml
-from ldids.errors import InputError
+from ldids.errors import InputError, WriteError
 from ldids.ntriples import Quad, exact_literal, quad_line, term
 from ldids.rdf import RDFLIB_TERMS, foxml, not_a_cast_failure, oaipmh
 from ldids.rdf.files import FORMATS, STDIN, Format, atomic_output, guess_format, open_input, resolve_format
@@ -207,10 +209,11 @@ def _refuse_relative(quads: list[Quad], data: bytes, source: str) -> None:
                 continue
             line, column = _where(data, reference)
             raise InputError(
-                f"relative IRI {reference!r} and no base IRI to resolve it against (give one: --base IRI)",
+                f"relative IRI {reference!r} and no base IRI to resolve it against",
                 source=source,
                 line=line,
                 column=column,
+                advice="base",
             )
 
 
@@ -345,11 +348,11 @@ def serialize(quads: Iterable[Quad], fmt: Format, prefixes: Mapping[str, str] | 
         _check_rdf_xml(ordered)
     if fmt.name in ("nt", "nquads"):
         if fmt.name == "nt" and any(q[3] is not None for q in ordered):
-            raise InputError("the data has named graphs, which N-Triples cannot hold: use -t nquads or trig")
+            raise WriteError("the data has named graphs, which N-Triples cannot hold", advice="named-graphs")
         return "".join(quad_line(q) + "\n" for q in ordered).encode("utf-8")
     named = any(q[3] is not None for q in ordered)
     if named and not fmt.quads:
-        raise InputError(f"the data has named graphs, which {fmt.name} cannot hold: use -t trig or nquads")
+        raise WriteError(f"the data has named graphs, which {fmt.name} cannot hold", advice="named-graphs")
     if fmt.name == "json-ld":
         return _json_ld(ordered)
     if fmt.quads:
@@ -362,16 +365,42 @@ def serialize(quads: Iterable[Quad], fmt: Format, prefixes: Mapping[str, str] | 
             )
             target.add((s, p, o))
         _bind_prefixes(dataset, ordered, prefixes or {})
-        with _rdflib_quietly():
-            result: bytes = dataset.serialize(format=fmt.name, encoding="utf-8")
-        return result
+        written = io.BytesIO()
+        with _rdflib_quietly(), _nesting(fmt):
+            _SortedTrig(dataset).serialize(written, encoding="utf-8")
+        return written.getvalue()
     graph = Graph()
     for s, p, o, _ in ordered:
         graph.add((s, p, o))
     _bind_prefixes(graph, ordered, prefixes or {})
-    with _rdflib_quietly():
+    with _rdflib_quietly(), _nesting(fmt):
         data = bytes(graph.serialize(format=fmt.name, encoding="utf-8"))
     return _sorted_rdf_xml(data) if fmt.name == "xml" else data
+
+
+@contextmanager
+def _nesting(fmt: Format) -> Iterator[None]:
+    """rdflib's Turtle, TriG and RDF/XML writers nest a blank node used once inside the
+    statement that uses it, one call deeper each: data nested a thousand deep (which the
+    readers read) ran out of Python's stack, with a traceback. Said, as what the format asked
+    for cannot write: N-Triples and N-Quads write it."""
+    try:
+        yield
+    except RecursionError:
+        raise WriteError(
+            f"the data nests blank nodes too deeply for the {fmt.name} writer", advice="line-format"
+        ) from None
+
+
+class _SortedTrig(TrigSerializer):
+    """rdflib's TriG writer with its graphs in order, the default graph first, then by name
+    (blank nodes are labelled by their content when read): rdflib's takes them in the order
+    its store's set of graphs gives, which changes with Python's hash seed."""
+
+    def __init__(self, store: Dataset) -> None:
+        super().__init__(store)
+        default = self.default_context
+        self.contexts.sort(key=lambda graph: (graph.identifier != default, str(graph.identifier)))
 
 
 def graph_turtle(graph: Graph) -> bytes:
@@ -433,17 +462,18 @@ def _check_rdf_xml(quads: list[Quad]) -> None:
         found = _NOT_XML.search(str(node))
         if found is not None:
             shown = _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04X}", term(node))
-            raise InputError(
+            raise WriteError(
                 f"RDF/XML cannot write the character U+{ord(found.group()):04X} of {shown} "
-                "(XML 1.0 has no room for it); write Turtle, TriG, N-Triples, N-Quads or JSON-LD (-t)"
+                "(XML 1.0 has no room for it)",
+                advice="output-format",
             )
     for predicate in sorted({str(p) for _, p, _, _ in quads}):
         try:
             split_uri(predicate, NAME_START_CATEGORIES)
         except ValueError:
-            raise InputError(
-                f"RDF/XML cannot write the predicate <{predicate}>: it does not end in an XML name; "
-                "write Turtle, TriG, N-Triples, N-Quads or JSON-LD (-t)"
+            raise WriteError(
+                f"RDF/XML cannot write the predicate <{predicate}>: it does not end in an XML name",
+                advice="output-format",
             ) from None
 
 

@@ -90,9 +90,11 @@ def oxigraph_quads(
         line, column = error.lineno, error.offset
         if line is None and fmt.name == "xml":  # pyoxigraph's RDF/XML parser says no position
             line, column = rdfxml.locate(lambda: nullcontext(io.BytesIO(data)), base) or (None, None)
-        if base is None and "No scheme found" in message:  # a relative IRI
-            message += " (no base IRI to resolve relative IRIs against)"
-        raise InputError(f"syntax error: {message}", source=source, line=line, column=column) from error
+        advice = None
+        if base is None and "No scheme found" in message:  # a relative IRI, and no base
+            message += " (a relative IRI, and no base IRI to resolve it against)"
+            advice = "base"
+        raise InputError(f"syntax error: {message}", source=source, line=line, column=column, advice=advice) from error
     if prefixes is not None:
         # The document's @prefix / PREFIX declarations (RDF/XML: its xmlns: declarations), read whole.
         prefixes.update(document.prefixes if fmt.name == "xml" else parser.prefixes)
@@ -111,7 +113,9 @@ def embedded_rdf_xml_bytes(data: bytes, base: str, source: str | None, what: str
     except InputError as error:
         # The line within the embedded document counts from the line it starts at.
         at = None if line is None else line + (error.line or 1) - 1
-        raise InputError(f"{what} is not valid RDF/XML: {error.message}", source=source, line=at) from error
+        raise InputError(
+            f"{what} is not valid RDF/XML: {error.message}", source=source, line=at, advice=error.advice
+        ) from error
 
 
 def rdflib_term(node: object) -> Node:

@@ -90,6 +90,8 @@ def _normalize_stream(job: NormalizeJob, folder: Path) -> Normalized:
             while piece := found.read(1 << 20):
                 written.write(piece)
     document = summary.summary()
+    if not job.links:
+        document.links = 0  # found, and not written (?links=false), as --no-links counts them
     document.run["problem_samples"] = [
         sample.replace(str(body), "request body", 1) for sample in document.run.get("problem_samples", [])
     ]
@@ -121,9 +123,7 @@ def _normalize_graph(job: NormalizeJob, folder: Path) -> Normalized:
     payload = rdfio.serialize(result.quads + (result.links if job.links else []), target, found.prefixes)
     (folder / "out").write_bytes(payload)
     (folder / "links.nt").write_text("".join(quad_line(link) + "\n" for link in result.links), encoding="utf-8")
-    summary = result.summary()
-    summary.skipped.update(found.skipped)
-    summary.run = {"notes": found.notes}
+    summary = result.document(found.notes, found.skipped, links_written=job.links)
     originals = [(str(change.canonical), str(change.original)) for change in result.rewrites]
     return Normalized(summary.to_json(), originals)
 
@@ -175,7 +175,12 @@ def validate(job: ValidateJob) -> None:
     extra: list[Graph] = []
     if job.shapes is not None:
         graph = Graph()
-        for s, p, o, _ in rdfio.read_bytes((folder / "shapes").read_bytes(), job.shapes, "shapes", job.base).quads:
+        try:
+            shapes = rdfio.read_bytes((folder / "shapes").read_bytes(), job.shapes, "shapes", job.base)
+        except InputError as error:  # the shapes part, not the data, cannot be read
+            where = ":".join(str(part) for part in (error.line, error.column) if part is not None)
+            raise ShapesError(f"the shapes cannot be read{' at ' + where if where else ''}: {error.message}") from None
+        for s, p, o, _ in shapes.quads:
             graph.add((s, p, o))
         check_shapes(graph)
         extra.append(graph)

@@ -35,7 +35,9 @@ def content_format(request: Request) -> rdfio.Format:
 
 
 def accepted(request: Request, offers: list[str], default: str) -> str:
-    """The first offered media type the Accept header allows (by q, then order)."""
+    """The first offered media type the Accept header allows (by q, then order); a type it
+    names with q=0 is never chosen, not even for a range that covers it (RFC 9110 §12.4.2:
+    "not acceptable"; ``text/turtle;q=0, */*`` is anything but Turtle)."""
     header = request.headers.get("accept") or "*/*"
     ranges: list[tuple[float, int, str]] = []
     for position, item in enumerate(header.split(",")):
@@ -48,20 +50,26 @@ def accepted(request: Request, offers: list[str], default: str) -> str:
                 except ValueError:
                     quality = 0.0
         ranges.append((-quality, position, parts[0].lower()))
+    refused = {wanted for negative_quality, _, wanted in ranges if negative_quality >= 0 and "*" not in wanted}
+    allowed = [offer for offer in offers if offer not in refused]
     for negative_quality, _, wanted in sorted(ranges):
         if negative_quality >= 0:
             continue
         if wanted in ("*/*", "*"):
-            return default
-        if wanted.endswith("/*"):
-            match = next((offer for offer in offers if offer.startswith(wanted[:-1])), None)
+            choice = default if default not in refused else next(iter(allowed), None)
+            if choice is not None:
+                return choice
+        elif wanted.endswith("/*"):
+            match = next((offer for offer in allowed if offer.startswith(wanted[:-1])), None)
             if match:
                 return match
-        elif wanted in offers:
+        elif wanted in allowed:
             return wanted
     raise ProblemError(406, "ldids.not-acceptable", "Not acceptable", f"available: {', '.join(offers)}")
 
 
 def rdf_offers() -> list[str]:
-    """The media types of every syntax ldids writes, each format's preferred one."""
-    return [fmt.media_types[0] for fmt in _WRITABLE]
+    """The media types of every syntax ldids writes: each format's preferred one, then the
+    others it is known by (``application/x-turtle``), which name it in Accept too."""
+    preferred = [fmt.media_types[0] for fmt in _WRITABLE]
+    return preferred + [media for fmt in _WRITABLE for media in fmt.media_types[1:] if media not in preferred]

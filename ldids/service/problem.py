@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
-from ldids.errors import InputError
+from ldids.errors import InputError, WriteError
 
 __all__ = [
     "PROBLEM",
@@ -60,12 +60,27 @@ async def problem_handler(request: Request, problem: ProblemError) -> JSONRespon
     return problem_response(problem)
 
 
+#: An InputError's advice (ldids.errors.ADVICE) in a request's terms.
+_ADVICE = {
+    "base": "give one: ?base=IRI",
+    "named-graphs": "ask for TriG, N-Quads or JSON-LD (Accept)",
+    "output-format": "ask for Turtle, TriG, N-Triples, N-Quads or JSON-LD (Accept)",
+    "line-format": "ask for N-Triples or N-Quads (Accept)",
+}
+
+
 def input_problem(error: InputError, folder: Path | None = None) -> ProblemError:
     """Unreadable input: 400, with the line and column the reader reported; the service's
-    own files (in ``folder``) are not named to the client, the body is "request body"."""
+    own files (in ``folder``) are not named to the client, the body is "request body". Input
+    read that the format the request asked for cannot write: 406 (RFC 9110 §15.5.7: the
+    answer has no representation of that type), saying which can."""
     detail = error.message
     if folder is not None:
         detail = detail.replace(str(folder / "body"), "request body").replace(str(folder), "request")
+    if error.advice is not None:
+        detail += f" ({_ADVICE[error.advice]})"
+    if isinstance(error, WriteError):
+        return ProblemError(406, "ldids.cannot-write", "Not acceptable", detail)
     return ProblemError(400, "ldids.input", "Unreadable input", detail, line=error.line, column=error.column)
 
 
