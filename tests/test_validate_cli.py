@@ -304,3 +304,25 @@ def test_relative_iris_resolve_against_base(
         main(["validate", "--engine", engine, "-i", fmt, "--base", "http://example.org/", "-f", "json", "-"], out) == 0
     )
     assert main(["validate", "--base", "not absolute", "x.ttl"]) == 2
+
+
+def test_an_anonymous_property_shape_is_named_alike_by_every_engine_and_run(tmp_path: Path) -> None:
+    """A result of a property shape with no IRI (SameAsLink's) is named by its path, as the
+    pySHACL engine and the service name it: the streamed engine named it by its blank node's
+    label, another every run."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "data.nt"
+    data.write_text('<http://e/s> <http://www.w3.org/2002/07/owl#sameAs> "lit" .\n')
+    named = []
+    for engine in ("stream", "stream", "pyshacl"):
+        done = subprocess.run(
+            [sys.executable, "-m", "ldids", "validate", "--engine", engine, "-f", "json", str(data)],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 1, done.stderr
+        report = json.loads(done.stdout)
+        named.append(sorted({result["shape"] for result in report["results"]}))
+    assert named[0] == named[1] == named[2] == ["property shape of http://www.w3.org/2002/07/owl#sameAs"]

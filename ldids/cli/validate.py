@@ -246,7 +246,7 @@ def _write_turtle(conforms: bool, results: Iterator[Violation], out: TextIO) -> 
             "a sh:ValidationResult",
             f"sh:focusNode {v.focus.n3()}",
             f"sh:resultSeverity sh:{v.severity}",
-            f"sh:sourceShape {f'<{v.shape}>' if '://' in v.shape else '[]'}",
+            f"sh:sourceShape {f'<{v.shape}>' if v.shape_is_iri else '[]'}",
         ]
         fields += [
             f"{name} {term(node)}"

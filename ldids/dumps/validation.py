@@ -451,7 +451,7 @@ def _violation(row: _Row, name: str, line: int | None) -> Violation:
     node = _node(focus)
     return Violation(
         node,
-        str(shape),
+        _shown(shape),
         message,
         str(severity).rsplit("#", 1)[-1],
         node if value == focus else _node(value),
@@ -806,12 +806,14 @@ _N3: dict[int, tuple[Node | None, str]] = {}
 
 
 def _shown(shape: Node) -> str:
-    """A shape's name, as the counts show it; by the identity of its node, as :func:`_n3`."""
+    """A shape's name, as the counts and results show it (Plan.name, by the plan of this
+    process, which every process of a run names alike); by the identity of its node, as
+    :func:`_n3`."""
     found = _SHOWN.get(id(shape))
     if found is None or found[0] is not shape:
         if len(_SHOWN) >= 4096:
             _SHOWN.clear()
-        found = _SHOWN[id(shape)] = (shape, str(shape))
+        found = _SHOWN[id(shape)] = (shape, str(shape) if _PLAN is None else _PLAN.name(shape))
     return found[1]
 
 

@@ -542,6 +542,16 @@ class Plan:
     #: Groups of rules looked at on every statement, and on the statements of one predicate.
     anywhere: list[_Group] = field(default_factory=list)
     by_predicate: dict[Term, list[_Group]] = field(default_factory=dict)
+    #: The shapes graph, which names the shapes of the results (:meth:`name`).
+    graph: Graph | None = field(default=None, repr=False)
+
+    def name(self, shape: Node) -> str:
+        """A shape as the reports name it (ldids.shacl.validate.shape_name, as every engine
+        does): its IRI, or a property shape by its path; not a blank node's label, which
+        differs from run to run."""
+        from ldids.shacl.validate import shape_name
+
+        return str(shape) if self.graph is None else shape_name(self.graph, shape)
 
     def check(self, triple: Triple, groups: int = -1) -> list[Finding]:
         """The results one statement (pyoxigraph terms) gives, of the groups whose bits
@@ -594,7 +604,7 @@ def plan(shapes: Graph) -> Plan:
         names.append(node)
         for predicate, positions, rule, gate, test in rules:
             groups.setdefault((predicate, positions), _Group(positions)).rules.append((rule, gate, test))
-    result = Plan(names, not_streamable)
+    result = Plan(names, not_streamable, graph=shapes)
     for (predicate, _), group in groups.items():
         group.close()
         group.signature = _signature(group, predicate)

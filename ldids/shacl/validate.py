@@ -49,6 +49,11 @@ class Violation:
     file: str | None = None
     line: int | None = None
 
+    @property
+    def shape_is_iri(self) -> bool:
+        """Whether :attr:`shape` is the shape's IRI, not a name made of its path (shape_name)."""
+        return " " not in self.shape and ":" in self.shape
+
     def to_json(self) -> dict[str, Any]:
         return {
             "focus": str(self.focus),
@@ -106,7 +111,7 @@ class Verdict:
             graph.add((result, RDF.type, SH.ValidationResult))
             graph.add((result, SH.focusNode, violation.focus))
             graph.add((result, SH.resultSeverity, SH[violation.severity]))
-            graph.add((result, SH.sourceShape, URIRef(violation.shape) if "://" in violation.shape else BNode()))
+            graph.add((result, SH.sourceShape, URIRef(violation.shape) if violation.shape_is_iri else BNode()))
             for prop, value in (
                 (SH.resultPath, violation.path),
                 (SH.value, violation.value),
