@@ -202,7 +202,7 @@ class _SparqlProtocol(BaseHTTPRequestHandler):
         try:
             if self.path == "/query":
                 solutions = self.server.store.query(body)
-                assert isinstance(solutions, pyoxigraph.QuerySolutions)
+                assert isinstance(solutions, pyoxigraph.QuerySolutions | pyoxigraph.QueryBoolean)
                 payload = solutions.serialize(format=pyoxigraph.QueryResultsFormat.JSON)
                 assert payload is not None
                 kind = "application/sparql-results+json"

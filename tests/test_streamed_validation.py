@@ -712,9 +712,11 @@ def test_selected_lines_give_every_result_with_more_automata_than_run_at_once(se
 def products(request: pytest.FixtureRequest) -> Any:
     """The automata that read a term run as their product, or each in a lane (the way before
     products, ldids/dumps/_scan.c: run_together), for the test and set back after it."""
-    before = validation._scan.set_products(request.param)
+    scan = validation._scan
+    assert scan is not None
+    before = scan.set_products(request.param)
     yield request.param
-    validation._scan.set_products(before)
+    scan.set_products(before)
 
 
 @pytest.mark.skipif(validation._scan is None, reason="the C extension is not built")
@@ -734,6 +736,7 @@ def test_the_automata_as_one_product_or_each_in_a_lane_give_every_result(
     assert len(expected) > 50
     assert found == expected
     if products:
+        assert validation._scan is not None
         assert any(size is not None for size in validation._scan.product_sizes())
 
 
@@ -762,11 +765,13 @@ def test_a_product_past_its_bound_runs_in_lanes(periods: list[int], product: boo
     pick = random.Random(len(periods))
     values = ["x" + "".join(pick.choices("ab\u00e9\u4e2d", k=pick.randint(0, 40))) for _ in range(400)]
     lines = [f'<urn:s{n}> {DC} "{value}" .' for n, value in enumerate(values)]
-    before = len(validation._scan.product_sizes())
+    scan = validation._scan
+    assert scan is not None
+    before = len(scan.product_sizes())
     _, found, expected = selections([("\n".join(lines) + "\n").encode()], shapes)
     assert len(expected) > 300
     assert found == expected
-    made = validation._scan.product_sizes()[before:]
+    made = scan.product_sizes()[before:]
     assert made, "the automata of the shapes were put together"
     assert all((size is not None) == product for size in made)
 
