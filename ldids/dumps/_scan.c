@@ -2384,6 +2384,17 @@ static inline const unsigned char *cr_in(const unsigned char *s, Py_ssize_t size
     return *next < end ? s + *next : NULL;
 }
 
+/* The first LF at or after ``start``, or ``size``: where one was found at or after some
+ * earlier start (``*next``), not looked for again. A block whose lines end at CR alone has
+ * no LF: looking from each line's start to the block's end was time square in its size. */
+static inline const unsigned char *lf_from(const unsigned char *s, Py_ssize_t size, Py_ssize_t start, Py_ssize_t *next) {
+    if (*next < start) {
+        const unsigned char *found = memchr(s + start, '\n', (size_t)(size - start));
+        *next = found == NULL ? size : found - s;
+    }
+    return *next < size ? s + *next : NULL;
+}
+
 static PyObject *scan_block(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer data;
@@ -2484,11 +2495,11 @@ static PyObject *scan_block(PyObject *module, PyObject *args) {
         goto done;
     }
     const unsigned char *s = data.buf;
-    Py_ssize_t size = data.len, start = 0, next_cr = -1;
+    Py_ssize_t size = data.len, start = 0, next_cr = -1, next_lf = -1;
     while (start < size) {
         /* A line ends at LF, CR LF or CR (N-Triples §7, EOL); `keep` is the line with its
          * break, copied as it is, and a last line without one is written with LF. */
-        const unsigned char *newline = memchr(s + start, '\n', (size_t)(size - start));
+        const unsigned char *newline = lf_from(s, size, start, &next_lf);
         Py_ssize_t line_end = newline == NULL ? size : newline - s;
         Py_ssize_t next = newline == NULL ? size : line_end + 1;
         const unsigned char *cr = cr_in(s, size, start, line_end, &next_cr);
@@ -4439,11 +4450,11 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
     ClassCache class_cache[CLASS_CACHE];
     memset(class_cache, 0, sizeof class_cache);
     const unsigned char *s = data.buf;
-    Py_ssize_t size = data.len, start = 0, number = 0, statements = 0, next_cr = -1;
+    Py_ssize_t size = data.len, start = 0, number = 0, statements = 0, next_cr = -1, next_lf = -1;
     while (start < size) {
         /* Lines end as scan_block ends them (LF, CR LF, CR alone) and are numbered so, as
          * blocks.py numbers them (line_breaks). */
-        const unsigned char *newline = memchr(s + start, '\n', (size_t)(size - start));
+        const unsigned char *newline = lf_from(s, size, start, &next_lf);
         Py_ssize_t line_end = newline == NULL ? size : newline - s;
         Py_ssize_t next = newline == NULL ? size : line_end + 1;
         const unsigned char *cr = cr_in(s, size, start, line_end, &next_cr);
