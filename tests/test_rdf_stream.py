@@ -640,3 +640,25 @@ def test_w3c(suite: str, test: str, kind: str, action: Path, result: Path | None
     if kind.endswith("Eval"):
         assert result is not None
         assert canonical_dataset(output) == canonical_dataset(result)
+
+
+RDF_1_2 = [
+    # A literal before it holds what looks like one: the place is the term's, not the text's.
+    ('ex:s ex:p "a << b" .\nex:s2 ex:p <<( ex:a ex:b ex:c )>> .\n', (3, 12)),
+    ('ex:s ex:p """x @en--ltr\n y""" . # <<\nex:s2 ex:p "x"@en--rtl .\n', (4, 15)),
+    ("ex:s ex:p 'x' . # <<\rex:s2 ex:p <<( ex:a ex:b ex:c )>> .\r", (3, 12)),  # lines end at CR
+]
+
+
+@pytest.mark.parametrize(("body", "where"), RDF_1_2)
+@pytest.mark.parametrize(("out", "workers"), [(".ttl", "1"), (".nt", "1"), (".nt", "2")])
+def test_rdf_1_2_is_refused_where_it_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, where: tuple[int, int], out: str, workers: str
+) -> None:
+    """The graph path looked for "<<" anywhere (a literal's text too); the streamed path,
+    whose statements are pyoxigraph's and no lines of the file, said no place at all."""
+    source = tmp_path / "in.ttl"
+    source.write_bytes(f"@prefix ex: <http://example.org/> .\n{body}".encode())
+    code = main(["normalize", "-q", "--workers", workers, str(source), "-o", str(tmp_path / f"out{out}")])
+    assert code == 2
+    assert f"in.ttl:{where[0]}:{where[1]}: " in capsys.readouterr().err

@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import mmap
 import os
 import sys
 import time
@@ -363,8 +364,12 @@ def normalize_dump(
                         )
                     summary.add(result, lines_before, path, parsed=lines is not source)
                     if result.bad and lines is not source:  # parsed well, and written as no line can be
+                        at = _rdf_1_2_in(path, result.bad[0].text)
                         raise InputError(
-                            f"a statement with no N-Triples 1.1 form (RDF 1.2?): {result.bad[0].text}", source=name
+                            f"a statement with no N-Triples 1.1 form (RDF 1.2?): {result.bad[0].text}",
+                            source=name,
+                            line=None if at is None else at[0],
+                            column=None if at is None else at[1],
                         )
                     if result.bad:
                         last_bad = (lines_before + result.bad[-1].line, result.bad[-1].column)
@@ -491,6 +496,18 @@ def _finding(validation: Streamed | None, name: str, lines_before: int) -> Found
         validation.add(count, rows, name, lines_before=lines_before + before, digests=digests)
 
     return found
+
+
+def _rdf_1_2_in(path: str, statement: str) -> tuple[int, int] | None:
+    """Where the file ``path`` (a plain one: read again) writes what ``statement``, as
+    pyoxigraph wrote it, holds of RDF 1.2 (a triple term, else a base direction): the
+    statement handed on is no line of the file."""
+    if path == "-" or compression_of(path) is not None or not os.path.isfile(path) or not os.path.getsize(path):
+        return None
+    from ldids.rdf.oxigraph import locate_rdf_1_2
+
+    with open(path, "rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        return locate_rdf_1_2(data, "<<" not in statement)
 
 
 def _bad_line(name: str, bad: BadLine, lines_before: int) -> str:

@@ -6,6 +6,7 @@ is read through :mod:`ldids.rdf.rdfxml`, which checks it as untrusted XML."""
 from __future__ import annotations
 
 import io
+import mmap
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import nullcontext
@@ -155,16 +156,36 @@ class _Terms:
         try:
             return rdflib_term(node)
         except ValueError as error:
-            where = rb"@[A-Za-z0-9-]*--(?:ltr|rtl)" if str(error) == _DIRECTION else rb"<<"
-            raise self.rdf_1_2(str(error), where) from None
+            line, column = locate_rdf_1_2(self.data, str(error) == _DIRECTION) or (None, None)
+            raise InputError(
+                f"RDF 1.2 is not read: {error} (ldids reads RDF 1.1)", source=self.source, line=line, column=column
+            ) from None
 
-    def rdf_1_2(self, what: str, pattern: bytes) -> InputError:
-        found = re.search(pattern, self.data)
-        line = column = None
-        if found is not None:
-            before = self.data[: found.start()]
-            line = before.count(b"\n") + 1
-            column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
-        return InputError(
-            f"RDF 1.2 is not read: {what} (ldids reads RDF 1.1)", source=self.source, line=line, column=column
-        )
+
+# Where RDF 1.2 is written in Turtle, TriG or N-Triples text: a triple term's "<<", or a
+# literal's base direction (@en--ltr), each outside the strings, IRIs and comments, which
+# are passed over whole (a literal may hold "<<").
+_PASSED_OVER = (
+    rb'"""(?:[^"\\]|\\.|"(?!""))*"""'
+    rb"|'''(?:[^'\\]|\\.|'(?!''))*'''"
+    rb'|"(?:[^"\\\r\n]|\\.)*"'
+    rb"|'(?:[^'\\\r\n]|\\.)*'"
+    rb"|#[^\r\n]*"
+    rb"|<(?!<)[^<>\s]*>"
+)
+_TRIPLE_TERM_AT = re.compile(rb"(?:" + _PASSED_OVER + rb")|(?P<at><<)", re.S)
+_DIRECTION_AT = re.compile(rb"(?:" + _PASSED_OVER + rb")|(?P<at>@[A-Za-z]+(?:-[A-Za-z0-9]+)*--(?:ltr|rtl))", re.S)
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+
+
+def locate_rdf_1_2(data: bytes | mmap.mmap, direction: bool) -> tuple[int, int] | None:
+    """The line and column (1-based, in characters; a line ends at LF, CR LF or CR alone) of
+    the first triple term, or with ``direction`` the first base direction, written in Turtle,
+    TriG or N-Triples ``data``; None if none is written so (RDF/XML, JSON-LD)."""
+    pattern = _DIRECTION_AT if direction else _TRIPLE_TERM_AT
+    found = next((match.start("at") for match in pattern.finditer(data) if match.group("at")), None)
+    if found is None:
+        return None
+    breaks = list(_LINE_BREAK.finditer(data, 0, found))
+    start = breaks[-1].end() if breaks else 0
+    return len(breaks) + 1, len(bytes(data[start:found]).decode("utf-8", "replace")) + 1
