@@ -7,6 +7,8 @@ text that was checked.
 
 from __future__ import annotations
 
+import mmap
+import re
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -21,6 +23,9 @@ __all__ = [
     "ShapesError",
     "WriteError",
     "check_stop",
+    "has_lone_cr",
+    "offset_of",
+    "place",
     "render_caret",
     "stop",
 ]
@@ -85,6 +90,41 @@ def render_caret(source: str, problem: Problem, indent: str = "    ") -> str:
     width = max(1, problem.end - problem.start)
     marker = "^" + "~" * (width - 1)
     return f"{problem.message} [{problem.code}]\n{indent}{shown}\n{indent}{' ' * start}{marker}"
+
+
+# A line ends at LF, CR LF or CR alone: XML 1.0 §2.11, N-Triples and Turtle (EOL).
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+_LONE_CR = re.compile(rb"\r(?!\n)")
+_LF = re.compile(rb"\n")
+
+
+def place(data: bytes | mmap.mmap, offset: int) -> tuple[int, int]:
+    """The 1-based line and column (in characters) of byte ``offset`` of ``data``, its lines
+    ended by LF, CR LF or CR alone."""
+    line, start = 1, 0
+    for found in _LINE_BREAK.finditer(data, 0, offset):
+        line, start = line + 1, found.end()
+    return line, len(data[start:offset].decode("utf-8", "replace")) + 1
+
+
+def offset_of(data: bytes, line: int, column: int, *, lf_only: bool = False) -> int:
+    """The byte offset of a 1-based line and column (in characters) of ``data``; with
+    ``lf_only``, as told by a parser that ends lines at LF alone (libxml2, and so lxml)."""
+    breaks = _LF if lf_only else _LINE_BREAK
+    start = 0
+    for _ in range(line - 1):
+        found = breaks.search(data, start)
+        if found is None:
+            break
+        start = found.end()
+    found = breaks.search(data, start)
+    text = data[start : len(data) if found is None else found.start()].decode("utf-8", "replace")
+    return start + len(text[: max(column - 1, 0)].encode("utf-8", "surrogatepass"))
+
+
+def has_lone_cr(data: bytes) -> bool:
+    """Whether a line of ``data`` ends at a CR alone, which a parser counting LFs miscounts."""
+    return _LONE_CR.search(data) is not None
 
 
 class InputError(LdidsError):

@@ -11,7 +11,7 @@ import re
 
 from lxml import etree
 
-from ldids.errors import InputError
+from ldids.errors import InputError, has_lone_cr, offset_of, place
 
 __all__ = ["parse"]
 
@@ -46,8 +46,7 @@ def parse(data: bytes, source: str | None = None) -> etree._Element:
     """The root element of ``data``; raises InputError for malformed or refused XML."""
     declared = _declared_entity(data)
     if declared is not None:
-        line = data.count(b"\n", 0, declared) + 1
-        column = declared - (data.rfind(b"\n", 0, declared) + 1) + 1
+        line, column = place(data, declared)
         raise InputError(
             "refused: the document declares XML entities (a DTD internal subset)",
             source=source,
@@ -58,7 +57,14 @@ def parse(data: bytes, source: str | None = None) -> etree._Element:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as error:
         line, column = error.position if error.position else (error.lineno, 0)
-        raise InputError(f"malformed XML: {error.msg}", source=source, line=line, column=max(column, 1)) from error
+        message = error.msg
+        if line and has_lone_cr(data):
+            # libxml2 counts lines by LF alone: a document whose lines end at CR is one line
+            # to it. Its place is told again as XML counts lines; its message's own "line N"
+            # would not be, and is left out.
+            line, column = place(data, offset_of(data, line, max(column, 1), lf_only=True))
+            message = re.sub(r" line \d+|, line \d+, column \d+$", "", message)
+        raise InputError(f"malformed XML: {message}", source=source, line=line, column=max(column, 1)) from error
     if root is None:
         raise InputError("empty XML document", source=source, line=1, column=1)
     info = root.getroottree().docinfo

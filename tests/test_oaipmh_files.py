@@ -124,6 +124,31 @@ def test_an_error_on_the_first_line_of_a_later_response_shifts_the_column() -> N
     assert (caught.value.line, caught.value.column) == (first.count(b"\n") + line, len(last_line) + column)
 
 
+def test_the_column_on_a_shared_line_counts_characters_not_bytes() -> None:
+    """A later response on the line where the one before ends: its columns shift by the
+    characters before it (lxml counts characters), not by their UTF-8 bytes."""
+    first = f'<OAI-PMH xmlns="{OAI_NS}"><x>caf\u00e9 \U0001f600 \u00fcn\u00efc\u00f6d\u00e9</x></OAI-PMH>'.encode()
+    broken = f'<OAI-PMH xmlns="{OAI_NS}"><x></y></OAI-PMH>'.encode()
+    line, column = lxml_position(broken)
+    with pytest.raises(InputError) as caught:
+        oaipmh.read(first + broken, "two.xml")
+    assert (caught.value.line, caught.value.column) == (line, len(first.decode()) + column)
+
+
+@pytest.mark.parametrize("several", [False, True])
+def test_lines_that_end_at_cr_alone_are_counted(several: bool) -> None:
+    """XML ends a line at CR alone too (XML 1.0 §2.11); libxml2 counts LFs, so such a file
+    was one line to it, and so was each error's place."""
+    lf = (OAI / "qdc.xml").read_bytes().replace(b"</dc:creator>", b"</dc:creatr>", 1)
+    line, column = lxml_position(lf)
+    assert b"\r" not in lf
+    cr = lf.replace(b"\n", b"\r")
+    first = (OAI / "sickle-GetRecord.xml").read_bytes().replace(b"\n", b"\r") + b"\r" if several else b""
+    with pytest.raises(InputError) as caught:
+        oaipmh.read(first + cr, "cr.xml")
+    assert (caught.value.line, caught.value.column) == (line + first.count(b"\r"), column)
+
+
 # -- The summary, --strict, the service ---------------------------------------------------------
 
 

@@ -295,3 +295,22 @@ def test_an_rdf_xml_error_says_line_and_column(tmp_path: Path, read: str) -> Non
     with pytest.raises(InputError) as raised:
         _read_file(path, read)
     assert (raised.value.line, raised.value.column) == (4, 43)
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_an_error_pyoxigraph_finds_is_on_its_line_whatever_ends_the_lines(end: str, tmp_path: Path) -> None:
+    """pyoxigraph's RDF/XML parser says no place; ldids finds the line by feeding it the
+    document a line at a time (rdfxml.locate), and a line ends at CR alone too (XML 1.0
+    §2.11): a file of such lines was all line 1."""
+    lines = [
+        '<?xml version="1.0"?>',
+        '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">',
+        '<rdf:Description rdf:about="http://a/s1"/>',
+        '<rdf:Description rdf:about="http://a/s 2"/>',
+        "</rdf:RDF>",
+    ]
+    source = tmp_path / "cr.rdf"
+    source.write_bytes(end.join(lines).encode() + end.encode())
+    with pytest.raises(InputError) as caught:
+        rdfio.read([str(source)])
+    assert caught.value.line == 4

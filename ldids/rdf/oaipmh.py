@@ -46,7 +46,7 @@ from rdflib.namespace import XSD
 from rdflib.term import Literal, URIRef
 
 from ldids import safexml
-from ldids.errors import InputError
+from ldids.errors import InputError, offset_of, place
 from ldids.namespace import LDIDS
 from ldids.ntriples import Quad
 from ldids.rdf import oai_formats
@@ -125,22 +125,26 @@ def _documents(data: bytes, source: str | None) -> list[tuple[int, etree._Elemen
             raise  # one document, malformed: its own error says where
     roots = []
     for start, end in zip(starts, [*starts[1:], len(data)], strict=True):
-        before = data.count(b"\n", 0, start)
+        before = place(data, start)[0] - 1
         try:
             roots.append((before, safexml.parse(data[start:end], source)))
         except InputError as error:
-            raise _in_file(error, before, start - (data.rfind(b"\n", 0, start) + 1)) from error
+            raise _in_file(error, data, start) from error
     return roots
 
 
-def _in_file(error: InputError, lines: int, columns: int) -> InputError:
-    """An error in a document that starts ``lines`` lines and ``columns`` columns into the
-    file, with the positions of the file: columns shift on the document's first line only,
-    and the parser's message names lines too."""
-    line = None if error.line is None else error.line + lines
-    column = error.column + columns if error.line == 1 and error.column is not None else error.column
+def _in_file(error: InputError, data: bytes, start: int) -> InputError:
+    """An error of the document that starts at byte ``start`` of the file ``data``, at its
+    place in the file (safexml's places count lines as XML does, and columns in characters:
+    the document's first line shifts by the characters before it); the parser's message
+    names lines of the document, shifted too."""
+    if error.line is None:
+        return InputError(error.message, source=error.source)
+    document = data[start:]
+    line, column = place(data, start + offset_of(document, error.line, error.column or 1))
+    lines = line - error.line
     message = re.sub(r"\bline (\d+)", lambda found: f"line {int(found.group(1)) + lines}", error.message)
-    message = re.sub(r", column \d+$", f", column {column}", message) if column is not None else message
+    message = re.sub(r", column \d+$", f", column {column}", message)
     return InputError(message, source=error.source, line=line, column=column)
 
 

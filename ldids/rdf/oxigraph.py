@@ -15,7 +15,7 @@ import pyoxigraph as ox
 from lxml import etree
 from rdflib.term import BNode, Node, URIRef
 
-from ldids.errors import InputError
+from ldids.errors import InputError, place
 from ldids.ntriples import Quad, exact_literal
 from ldids.rdf import rdfxml
 from ldids.rdf.files import Format
@@ -175,7 +175,6 @@ _PASSED_OVER = (
 )
 _TRIPLE_TERM_AT = re.compile(rb"(?:" + _PASSED_OVER + rb")|(?P<at><<)", re.S)
 _DIRECTION_AT = re.compile(rb"(?:" + _PASSED_OVER + rb")|(?P<at>@[A-Za-z]+(?:-[A-Za-z0-9]+)*--(?:ltr|rtl))", re.S)
-_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 
 
 def locate_rdf_1_2(data: bytes | mmap.mmap, direction: bool) -> tuple[int, int] | None:
@@ -186,6 +185,4 @@ def locate_rdf_1_2(data: bytes | mmap.mmap, direction: bool) -> tuple[int, int] 
     found = next((match.start("at") for match in pattern.finditer(data) if match.group("at")), None)
     if found is None:
         return None
-    breaks = list(_LINE_BREAK.finditer(data, 0, found))
-    start = breaks[-1].end() if breaks else 0
-    return len(breaks) + 1, len(bytes(data[start:found]).decode("utf-8", "replace")) + 1
+    return place(data, found)

@@ -25,6 +25,7 @@ position: :func:`locate` reads the document again to find the line and column.
 from __future__ import annotations
 
 import itertools
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
@@ -420,11 +421,11 @@ class _Trickle:
         self.line = 0  # of the last line given, 1-based
         self.column = 0  # characters given of the slow line
         self._rest = b""
+        self._buffer = b""
 
     def read(self, size: int = -1) -> bytes:
-        assert self.source is not None
         if not self._rest:
-            self._rest = self.source.readline()
+            self._rest = self._next_line()
             if not self._rest:
                 return b""
             self.line += 1
@@ -435,6 +436,25 @@ class _Trickle:
         given, self._rest = self._rest[:length], self._rest[length:]
         self.column += 1
         return given
+
+    def _next_line(self) -> bytes:
+        """The source's next line with its end: LF, CR LF or CR alone (XML 1.0 §2.11), as
+        the places of errors count lines."""
+        assert self.source is not None
+        while True:
+            found = _LINE_END.search(self._buffer)
+            # A CR last in what was read may be a CR LF's: read on.
+            if found is not None and not (found.group() == b"\r" and found.end() == len(self._buffer)):
+                line, self._buffer = self._buffer[: found.end()], self._buffer[found.end() :]
+                return line
+            more = self.source.read(1 << 16)
+            if not more:
+                line, self._buffer = self._buffer, b""
+                return line
+            self._buffer += more
+
+
+_LINE_END = re.compile(rb"\r\n?|\n")
 
 
 def _utf8_length(lead: int) -> int:
