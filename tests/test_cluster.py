@@ -163,6 +163,26 @@ def test_cli_on_a_local_cluster(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "links.nt").exists()
 
 
+@pytest.mark.parametrize("name", ["in.ttl", "in.jsonld"])
+def test_dask_on_a_graph_read_whole_is_a_usage_error(tmp_path: Path, name: str) -> None:
+    """The graph path ran without Dask, and said nothing of it: a Turtle file written where
+    the folder of parts was asked for, a scheduler named and never contacted."""
+    import subprocess
+    import sys
+
+    source = tmp_path / name
+    source.write_text(
+        "<http://ex.org/s> <http://ex.org/p> <oai:arXiv.org:x> .\n"
+        if name.endswith(".ttl")
+        else '{"@id": "http://ex.org/s", "http://ex.org/p": {"@id": "oai:arXiv.org:x"}}'
+    )
+    argv = ["normalize", str(source), "--dask", "tcp://127.0.0.1:1", "-o", str(tmp_path / "out")]
+    done = subprocess.run([sys.executable, "-m", "ldids", *argv], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert "--dask reads N-Triples and N-Quads" in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("extension", [".gz", ".bz2", ".xz", ".zst"])
 def test_compressed_inputs_are_cut_once_decompressed(client: object, tmp_path: Path, extension: str) -> None:
     """A compressed file cannot be cut into byte ranges: it is decompressed first, then cut."""

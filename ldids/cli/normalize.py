@@ -215,6 +215,8 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
         return _normalize_dump(args, inputs, streamed)  # imports no rdflib: dumps start fast
     if getattr(args, "validate", False):
         raise UsageError("--validate checks a streamed output (N-Triples or N-Quads): use ldids validate")
+    if getattr(args, "dask", None):  # the graph is read whole here: nothing would run on Dask
+        raise UsageError("--dask reads N-Triples and N-Quads files and writes N-Triples or N-Quads parts")
     from ldids.passes import graph as passes
     from ldids.passes.config import Config
     from ldids.rdf import crosswalk as crosswalk_io

@@ -122,4 +122,6 @@ def _relations(subject: URIRef, version: etree._Element, source: str | None) -> 
     except binascii.Error as error:
         raise InputError(f"binaryContent is not base64: {error}", source=source, line=binary.sourceline) from error
     # The decoded RDF/XML is untrusted XML too: the RDF/XML reader checks it as it checks files.
-    yield from embedded_rdf_xml_bytes(payload, str(subject), source, "the RELS datastream", binary.sourceline)
+    yield from embedded_rdf_xml_bytes(
+        payload, str(subject), source, "the RELS datastream", binary.sourceline, encoded=True
+    )

@@ -108,10 +108,22 @@ def embedded_rdf_xml(element: etree._Element, base: str, source: str | None, wha
     return embedded_rdf_xml_bytes(etree.tostring(element), base, source, what, element.sourceline)
 
 
-def embedded_rdf_xml_bytes(data: bytes, base: str, source: str | None, what: str, line: int | None) -> list[Quad]:
+def embedded_rdf_xml_bytes(
+    data: bytes, base: str, source: str | None, what: str, line: int | None, *, encoded: bool = False
+) -> list[Quad]:
+    """:func:`embedded_rdf_xml` of the document ``data`` that starts on ``line`` of
+    ``source``; ``encoded``: ``data`` was decoded from the element on that line (base64),
+    whose lines are none of the file's, so an error is placed at the element and says
+    where in the decoded document it is."""
     try:
         return list(oxigraph_quads(data, resolve_format("xml"), source or "<data>", base))
     except InputError as error:
+        if encoded:
+            inside = ", ".join(
+                f"{name} {value}" for name, value in (("line", error.line), ("column", error.column)) if value
+            )
+            said = f"{what} (decoded) is not valid RDF/XML{' at ' + inside + ' of it' if inside else ''}"
+            raise InputError(f"{said}: {error.message}", source=source, line=line, advice=error.advice) from error
         # The line within the embedded document counts from the line it starts at.
         at = None if line is None else line + (error.line or 1) - 1
         raise InputError(
