@@ -43,7 +43,7 @@ from typing import IO, Any
 
 from ldids.dumps.blocks import blocks
 from ldids.dumps.link_ranges import Sorted, boundaries, merge_range, new_links, write_sorted
-from ldids.dumps.run import DumpSummary, _bad_line, crosswalk_line, link_rows
+from ldids.dumps.run import DumpSummary, _bad_line, both, crosswalk_line, kept_rows, link_rows
 from ldids.dumps.sorting import SortedUnique, _merged
 from ldids.dumps.stream import BadLine, BlockResult, Settings, new_run, process_block, shared_decisions
 from ldids.errors import InputError
@@ -139,7 +139,7 @@ def _add(total: BlockResult, result: BlockResult) -> None:
 
 def _run_task(task: _Task, settings: Settings, folder: str, suffix: str) -> _Partition:
     total = BlockResult(rewritten=Counter(), left=Counter(), invalid=Counter())
-    found = {"links": SortedUnique(), "same-as": SortedUnique(), "rows": SortedUnique()}
+    found = {kind: SortedUnique() for kind in ("links", "same-as", "rows", "rewritten", "unchanged")}
     buffer = bytearray()
     with contextlib.ExitStack() as stack:
         raw = stack.enter_context(open(task.path, "rb"))
@@ -163,6 +163,8 @@ def _run_task(task: _Task, settings: Settings, folder: str, suffix: str) -> _Par
             found["links"].add_all(result.links)
             found["same-as"].add_all(result.same_as)
             found["rows"].add_all(crosswalk_line(row) for row in result.crosswalk)
+            found["rewritten"].add_all(row.rewritten for row in result.crosswalk)
+            found["unchanged"].add_all(result.unchanged)
             if result.bad and settings.on_error == "stop":
                 break  # the run stops at its first bad line: what follows is not wanted
     wrote = {
@@ -378,12 +380,17 @@ def _write_crosswalk(folder: Path, partitions: list[_Partition], summary: DumpSu
     with contextlib.ExitStack() as stack:
         opened: list[list[IO[bytes]]] = [
             [stack.enter_context(Path(path).open("rb")) for file in _sorted(partitions, kind) for path in file.paths]
-            for kind in ("links", "same-as", "rows")
+            for kind in ("links", "same-as", "rows", "rewritten", "unchanged")
         ]
-        found, present, found_rows = opened
+        found, present, found_rows, rewritten, unchanged = opened
         rows = SortedUnique()
+        stack.callback(rows.close)
         for batch in _merged(found_rows):
             rows.add_all(line.decode("utf-8", "surrogatepass") for line in batch)
+        kept = both(
+            (line.decode("utf-8", "surrogatepass") for batch in _merged(rewritten) for line in batch),
+            (line.decode("utf-8", "surrogatepass") for batch in _merged(unchanged) for line in batch),
+        )
         lines = (line.decode("utf-8", "surrogatepass") for batch in new_links(found, present) for line in batch)
         stream = stack.enter_context((folder / "links.nt").open("w", encoding="utf-8")) if links else None
         for line in link_rows(lines, rows):
@@ -394,6 +401,6 @@ def _write_crosswalk(folder: Path, partitions: list[_Partition], summary: DumpSu
 
     with (folder / "crosswalk.csv").open("w", encoding="utf-8") as out:
         out.write(",".join(Crosswalk.FIELDS) + "\n")
-        for line in rows:
+        for line in kept_rows(rows, kept):
             out.write(line + "\n")
             summary.crosswalk_rows += 1

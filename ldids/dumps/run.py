@@ -29,7 +29,7 @@ import os
 import sys
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, Protocol
@@ -274,6 +274,37 @@ def link_rows(lines: Iterator[str], rows: SortedUnique, batch: int = 10_000) -> 
         yield from chunk
 
 
+def both(first: Iterable[str], second: Iterable[str]) -> set[str]:
+    """The lines in both sorted collections (SortedUnique's order), by merging them."""
+    found: set[str] = set()
+    others = iter(second)
+    other = next(others, None)
+    for line in first:
+        while other is not None and other < line:
+            other = next(others, None)
+        if other is None:
+            break
+        if other == line:
+            found.add(line)
+    return found
+
+
+def kept_rows(rows: Iterable[str], kept: set[str]) -> Iterator[str]:
+    """The crosswalk's rows (CSV lines), each rewrite's ``kept`` true where the statement it
+    became was in the input unchanged (``kept``): undo then keeps that statement. A stream
+    does not gather its statements, so this is told from the candidate statements left as
+    they were (BlockResult.unchanged), not from a graph."""
+    for line in rows:
+        if kept and line.startswith("rewrite,"):
+            (row,) = csv.reader([line])
+            if row[6] in kept:
+                row[7] = "true"
+                buffer = io.StringIO()
+                csv.writer(buffer, lineterminator="").writerow(row)
+                line = buffer.getvalue()
+        yield line
+
+
 def crosswalk_line(row: Crosswalk) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="").writerow(row.values())
@@ -314,13 +345,14 @@ def normalize_dump(
     summary = DumpSummary()
     started = time.monotonic()
     found_links, found_rows, present = SortedUnique(), SortedUnique(), SortedUnique()
+    rewritten, unchanged = SortedUnique(), SortedUnique()  # for the crosswalk's kept
     meter = _Progress(progress)
     # This call is a run of its own (Settings.run).
     settings = replace(settings, run=new_run(), validate=validation is not None)
     shown = "<stdout>" if output == "-" else output
     with ExitStack() as stack:
         stack.callback(_BUFFERS.spare.clear)  # the memory is the caller's again
-        for collection in (found_links, found_rows, present):  # their runs, if the run stops before they are read
+        for collection in (found_links, found_rows, present, rewritten, unchanged):  # their runs, if the run stops
             stack.callback(collection.close)
         pool = None
         if workers > 1:
@@ -398,6 +430,8 @@ def normalize_dump(
                     found_links.add_all(result.links)
                     present.add_all(result.same_as)
                     found_rows.add_all(crosswalk_line(row) for row in result.crosswalk)
+                    rewritten.add_all(row.rewritten for row in result.crosswalk)
+                    unchanged.add_all(result.unchanged)
                     if size is not None and not isinstance(lines, Beside):  # else this process reads no byte of it
                         meter.update(summary.lines_in, raw.tell() if end is None else end, size)
                     else:
@@ -452,7 +486,7 @@ def normalize_dump(
 
             stream = stack.enter_context(atomic_output(crosswalk))
             stream.write((",".join(Crosswalk.FIELDS) + "\n").encode())
-            for line in found_rows:
+            for line in kept_rows(found_rows, both(rewritten, unchanged)):
                 stream.write(f"{line}\n".encode())
                 summary.crosswalk_rows += 1
     summary.seconds = time.monotonic() - started

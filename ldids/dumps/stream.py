@@ -85,6 +85,10 @@ class BlockResult:
     links: list[str] = field(default_factory=list)
     same_as: list[str] = field(default_factory=list)  # owl:sameAs statements already in the data
     crosswalk: list[passes.Crosswalk] = field(default_factory=list)
+    #: With a crosswalk: the statements that could have been rewritten and were left as they
+    #: were, written as a rewritten one is (a crosswalk row's ``kept``: the statement it
+    #: became was in the input too).
+    unchanged: list[str] = field(default_factory=list)
     problems: int = 0
     invalid: Counter[str] = field(default_factory=Counter)  # invalid identifiers, by scheme
     # (line number, what is wrong) of the first 20 invalid identifiers, in line order.
@@ -389,6 +393,8 @@ def _whole_statement(worker: _Worker, pieces: list[str | None], number: int, res
     # not to be in the data already.
     result.links.extend(quad_line(link) for link in passes.links(step, settings.config))
     if not step.rewrites:
+        if settings.crosswalk:
+            result.unchanged.append(_line(pieces))
         return None
     result.rewritten_statements += 1
     for index, (before, after) in enumerate(zip(step.before, step.after, strict=True)):
