@@ -225,7 +225,7 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
     config = Config.from_toml(args.config) if args.config else Config()
     data = rdfio.read(inputs, rdfio.resolve_format(args.input_format) if args.input_format else None, args.base)
     fmt = _output_format(args.output_format, args.output, formats[0])
-    result = passes.normalize(data.quads, config)
+    result = passes.labelled(passes.normalize(data.quads, config))
     in_output = result.links if not (args.links or args.no_links) else []
     # Everything is serialized before anything is written: an error leaves no output. The
     # files are compressed as their names say (atomic_output).
@@ -258,7 +258,8 @@ def undo(args: argparse.Namespace, out: TextIO) -> int:
     quads: list[Quad] = []
     for path in args.inputs:
         quads.extend(lines.read_labeled(path, fmt))
-    restored = passes.undo(quads, rows, lines.quad)
+    # Labelled by content: the same output and crosswalk give the same bytes back.
+    restored = rdfio.label_blank_nodes(passes.undo(quads, rows, lines.quad))
     payload = rdfio.serialize(restored, _output_format(args.output_format, args.output, given))
     with rdfio.atomic_output(args.output) as stream:
         stream.write(payload)

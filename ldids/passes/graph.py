@@ -14,9 +14,10 @@ dump, in the HTTP service and on distributed workers (DESIGN.md §3).
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from typing import Literal as Kind
 
@@ -44,11 +45,14 @@ __all__ = [
     "Rewrite",
     "Step",
     "TermCache",
+    "blank_node_labels",
     "crosswalk",
     "identity_link",
+    "labelled",
     "links",
     "normalize",
     "relabel_blank_nodes",
+    "relabel_quads",
     "rewrite",
     "rewrite_quad",
     "undo",
@@ -460,6 +464,77 @@ def undo(quads: Iterable[Quad], rows: Iterable[Crosswalk], parse_line: Any) -> l
     present = set(before)
     before.extend(quad for quad in restore if quad not in present)
     return before
+
+
+def blank_node_labels(quads: Iterable[Quad]) -> dict[BNode, BNode]:
+    """Labels ``b0, b1, ...`` for the blank nodes of ``quads``, by their content: the same
+    statements give the same labels, whatever labels they came with.
+
+    Labels come from colour refinement: each blank node's colour is a hash of the
+    statements it stands in, with other blank nodes by their colour, repeated until the
+    colours stop splitting. Blank nodes it cannot tell apart are, in practice, symmetric,
+    so either labelling writes the same bytes.
+    """
+    occurrences: dict[BNode, list[Quad]] = {}
+    for quad in quads:
+        for node in quad:
+            if isinstance(node, BNode):
+                occurrences.setdefault(node, []).append(quad)
+    if not occurrences:
+        return {}
+    colour = dict.fromkeys(occurrences, "")
+
+    def shown(node: Node | None, focus: BNode) -> str:
+        if node is None:
+            return ""
+        if isinstance(node, BNode):
+            return "*" if node == focus else f"_:{colour[node]}"
+        return term(node)
+
+    for _ in range(len(occurrences) + 1):
+        refined = {
+            node: hashlib.sha256(
+                "\n".join([colour[node], *sorted(" ".join(shown(n, node) for n in quad) for quad in found)]).encode()
+            ).hexdigest()
+            for node, found in occurrences.items()
+        }
+        stable = len(set(refined.values())) == len(set(colour.values()))
+        colour = refined
+        if stable:
+            break
+    order = sorted(occurrences, key=lambda node: colour[node])
+    return {node: BNode(f"b{index}") for index, node in enumerate(order)}
+
+
+def relabel_quads(quads: Iterable[Quad], labels: Mapping[BNode, BNode]) -> list[Quad]:
+    """``quads`` with each blank node of ``labels`` renamed."""
+
+    def relabel(node: Node | None) -> Node | None:
+        return labels.get(node, node) if isinstance(node, BNode) else node
+
+    return [(relabel(s), p, relabel(o), relabel(g)) for s, p, o, g in quads]  # type: ignore[misc]
+
+
+def labelled(result: Result) -> Result:
+    """``result`` with its blank nodes labelled by the content of its output (its statements
+    and links), as every writer writes them, in its crosswalk too: read back, the output is
+    labelled alike, so a second run writes the same bytes (labels given when the input was
+    read follow the input's content, which the rewrites changed)."""
+    labels = blank_node_labels([*result.quads, *result.links])
+    if not labels:
+        return result
+
+    def quad(q: Quad) -> Quad:
+        return relabel_quads([q], labels)[0]
+
+    return replace(
+        result,
+        quads=relabel_quads(result.quads, labels),
+        links=relabel_quads(result.links, labels),
+        rewrites=[replace(r, quad=quad(r.quad), rewritten=quad(r.rewritten)) for r in result.rewrites],
+        findings=[replace(f, quad=quad(f.quad)) for f in result.findings],
+        kept=frozenset(quad(q) for q in result.kept),
+    )
 
 
 def relabel_blank_nodes(quads: Iterable[Quad], labels: dict[BNode, BNode]) -> Iterator[Quad]:

@@ -14,7 +14,6 @@ outputs appear whole or not at all (:func:`ldids.rdf.files.atomic_output`).
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import re
@@ -37,6 +36,7 @@ from rdflib.term import BNode, Literal, Node, URIRef
 from ldids import safexml
 from ldids.errors import InputError, WriteError
 from ldids.ntriples import Quad, exact_literal, quad_line, term
+from ldids.passes.graph import blank_node_labels, relabel_quads
 from ldids.rdf import RDFLIB_TERMS, foxml, not_a_cast_failure, oaipmh
 from ldids.rdf.files import FORMATS, STDIN, Format, atomic_output, guess_format, open_input, resolve_format
 from ldids.rdf.oxigraph import OXIGRAPH_FORMATS, check_base, keep_prefixes, oxigraph_quads
@@ -287,50 +287,13 @@ def _syntax_error(error: Exception, data: bytes, fmt: Format, source: str) -> In
 
 
 def label_blank_nodes(quads: list[Quad]) -> list[Quad]:
-    """Blank nodes relabeled ``b0, b1, ...`` by their content, statements sorted: the same
-    data gives the same output, whatever labels a parser drew (rdflib draws random ones,
-    and iterates in hash order).
-
-    Labels come from colour refinement: each blank node's colour is a hash of the
-    statements it stands in, with other blank nodes by their colour, repeated until the
-    colours stop splitting. Blank nodes it cannot tell apart are, in practice, symmetric,
-    so either labelling writes the same bytes.
-    """
-    occurrences: dict[BNode, list[Quad]] = {}
-    for quad in quads:
-        for node in quad:
-            if isinstance(node, BNode):
-                occurrences.setdefault(node, []).append(quad)
-    if not occurrences:
+    """Blank nodes relabeled ``b0, b1, ...`` by their content (passes.blank_node_labels),
+    statements sorted: the same data gives the same output, whatever labels a parser drew
+    (rdflib draws random ones, and iterates in hash order)."""
+    labels = blank_node_labels(quads)
+    if not labels:
         return sorted(quads, key=quad_line)
-    colour = dict.fromkeys(occurrences, "")
-
-    def shown(node: Node | None, focus: BNode) -> str:
-        if node is None:
-            return ""
-        if isinstance(node, BNode):
-            return "*" if node == focus else f"_:{colour[node]}"
-        return term(node)
-
-    for _ in range(len(occurrences) + 1):
-        refined = {
-            node: hashlib.sha256(
-                "\n".join([colour[node], *sorted(" ".join(shown(n, node) for n in quad) for quad in found)]).encode()
-            ).hexdigest()
-            for node, found in occurrences.items()
-        }
-        stable = len(set(refined.values())) == len(set(colour.values()))
-        colour = refined
-        if stable:
-            break
-    order = sorted(occurrences, key=lambda node: colour[node])
-    labels = {node: BNode(f"b{index}") for index, node in enumerate(order)}
-
-    def relabel(node: Node | None) -> Node | None:
-        return labels[node] if isinstance(node, BNode) else node
-
-    relabeled = [(relabel(s), p, relabel(o), relabel(g)) for s, p, o, g in quads]
-    return sorted(relabeled, key=quad_line)  # type: ignore[arg-type]
+    return sorted(relabel_quads(quads, labels), key=quad_line)
 
 
 def serialize(quads: Iterable[Quad], fmt: Format, prefixes: Mapping[str, str] | None = None) -> bytes:

@@ -118,7 +118,7 @@ def _normalize_graph(job: NormalizeJob, folder: Path) -> Normalized:
     from ldids.rdf import io as rdfio
 
     found = rdfio.read_bytes((folder / "body").read_bytes(), job.source, "request body", job.base)
-    result = passes.normalize(found.quads, job.config)
+    result = passes.labelled(passes.normalize(found.quads, job.config))
     target = rdfio.resolve_format(job.target)
     payload = rdfio.serialize(result.quads + (result.links if job.links else []), target, found.prefixes)
     (folder / "out").write_bytes(payload)
