@@ -326,3 +326,49 @@ def test_an_anonymous_property_shape_is_named_alike_by_every_engine_and_run(tmp_
         report = json.loads(done.stdout)
         named.append(sorted({result["shape"] for result in report["results"]}))
     assert named[0] == named[1] == named[2] == ["property shape of http://www.w3.org/2002/07/owl#sameAs"]
+
+
+def _results(data: Path, engine: str) -> list[tuple[object, ...]]:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "ldids", "validate", "--engine", engine, "-f", "json", "--all", str(data)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    report = json.loads(done.stdout)
+    return sorted((r["focus"], r["path"], r["value"], r["shape"], r["component"]) for r in report["results"])
+
+
+def test_white_space_beyond_xsd_is_read_alike_by_both_engines(tmp_path: Path) -> None:
+    """The shipped patterns name the white space they mean ([ \\t\\n\\r], XSD's \\s) and the
+    characters '.' takes ([^\\n\\r]): pySHACL reads \\s and '.' as Python's re does (all of
+    Unicode's white space; CR), so the streamed engine, which reads them as XSD, and pySHACL
+    gave other results for a handle holding U+00A0 or a CR."""
+    texts = [
+        "hdl:1765/a\\u00A0b",
+        "hdl:1765/ab#x\\ry",
+        "hdl:1765/a\\u2028b",
+        "hdl:1765/a#b\\u3000",
+        "hdl:1765/a\\u000Bb",
+    ]
+    data = tmp_path / "d.nt"
+    data.write_text("".join(f'<http://ex.org/s> <http://ex.org/p> "{text}" .\n' for text in texts))
+    streamed = _results(data, "stream")
+    assert streamed == _results(data, "pyshacl")
+    assert {focus for focus, *_ in streamed} == {"hdl:1765/ab#x\ry"}  # a CR: no handle, not canonical
+
+
+def test_a_pattern_ends_at_the_very_end_of_the_text_as_xpath_says(tmp_path: Path) -> None:
+    """sh:pattern is SPARQL's REGEX (SHACL §4.4.1), whose $ matches at the end of the text
+    only (XPath F&O 3.1 §5.6.1): an identifier with a line break after it is not one. (pySHACL
+    reads $ as Python's re, which also matches before a last line break: it differs here.)"""
+    data = tmp_path / "d.nt"
+    data.write_text('<http://ex.org/s> <http://ex.org/p> "info:fedora/demo:1\\n" .\n')
+    shapes = {shape for _, _, _, shape, _ in _results(data, "stream")}
+    assert shapes == {
+        "https://w3id.org/ldids/shapes#InfoFedoraSyntax",
+        "https://w3id.org/ldids/shapes#CanonicalIdentifier",
+    }
