@@ -191,6 +191,15 @@ def test_reads_a_real_identify_response() -> None:
     assert oai.check_description(found) == []
 
 
+@pytest.mark.parametrize("sample", ["oai:ab.org:a&b=1", "oai:ab.org:x;y?z@w", "oai:ab.org:%3C&%3E"])
+def test_a_written_description_reads_back_whatever_the_sample_holds(sample: str) -> None:
+    """'&' is a reserved character an identifier holds unescaped (OAI identifier format,
+    syntax): it was written as it is, and the block was no XML, not even to ldids' reader."""
+    assert oai.check(sample) == []
+    xml = oai.description_xml("ab.org", sample)
+    assert oai.read_description(xml) == oai.IdentifyDescription("ab.org", sample)
+
+
 def test_written_description_reads_back() -> None:
     xml = oai.description_xml("bespa.org", "oai:bespa.org:medi99-123")
     assert "<repositoryIdentifier>bespa.org</repositoryIdentifier>" in xml

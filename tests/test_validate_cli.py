@@ -372,4 +372,3 @@ def test_a_pattern_ends_at_the_very_end_of_the_text_as_xpath_says(tmp_path: Path
         "https://w3id.org/ldids/shapes#InfoFedoraSyntax",
         "https://w3id.org/ldids/shapes#CanonicalIdentifier",
     }
-

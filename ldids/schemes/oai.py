@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from urllib.parse import quote, unquote, unquote_to_bytes, urlencode
+from xml.sax.saxutils import escape
 
 from ldids.errors import InputError, ParseError, Problem
 from ldids.schemes._chars import (
@@ -303,9 +304,11 @@ def description_xml(repository_identifier: str, sample_identifier: str) -> str:
         '    xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"\n'
         f'    xsi:schemaLocation="{DESCRIPTION_NAMESPACE} {schema}">\n'
         "  <scheme>oai</scheme>\n"
-        f"  <repositoryIdentifier>{repository_identifier}</repositoryIdentifier>\n"
+        f"  <repositoryIdentifier>{escape(repository_identifier)}</repositoryIdentifier>\n"
         "  <delimiter>:</delimiter>\n"
-        f"  <sampleIdentifier>{sample_identifier}</sampleIdentifier>\n"
+        # "&" is a reserved character an identifier may hold unescaped (OAI identifier
+        # format, syntax): in XML text it is written &amp;.
+        f"  <sampleIdentifier>{escape(sample_identifier)}</sampleIdentifier>\n"
         "</oai-identifier>\n"
     )
 
