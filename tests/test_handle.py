@@ -168,6 +168,16 @@ def test_bare_cordra_claim(text: str, expected: bool) -> None:
         ("hdl:1765/a<b", "handle.invalid-character", (10, 11)),
         ("hdl:1765/%zz", "handle.bad-escape", (9, 12)),
         ("hdl:1765/%C3", "handle.bad-utf8", (9, 12)),
+        # The escapes that are no UTF-8, not the whole component.
+        ("hdl:1765/abcdef%e9", "handle.bad-utf8", (15, 18)),
+        ("hdl:1765/a%C3%28b", "handle.bad-utf8", (10, 13)),
+        # What the escapes spell is the handle, printable text as a bare one must be
+        # (UCS-2 printable characters: CORDRA identifiers in URI syntax).
+        ("hdl:1765/a%0Ab", "handle.invalid-character", (10, 13)),
+        ("hdl:17%0A65/1", "handle.invalid-character", (6, 9)),
+        ("https://hdl.handle.net/1765/a%00b", "handle.invalid-character", (29, 32)),
+        ("hdl:1765/a%7F", "handle.invalid-character", (10, 13)),
+        ("hdl:1765/a%C2%85", "handle.invalid-character", (10, 16)),
         ("hdl:17%2F65/1", "handle.naming-authority-character", (4, 11)),
         ("hdl:1765/1?a b", "handle.invalid-character", (12, 13)),
         ("http://example.org/1765/1", "handle.unknown-resolver", (7, 18)),

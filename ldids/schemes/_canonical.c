@@ -553,7 +553,8 @@ static int poi(const Tables *t, const unsigned char *s, Py_ssize_t n, Out *out) 
 /* -- Handles ("Encoding CORDRA Identifiers in URI Syntax") ------------------------------------ */
 
 /* A handle component s[start..end) percent-decoded into `decoded` (raw characters must be
- * in `raw`); escapes of non-ASCII octets are UTF-8, left to Python. Its length, or -1. */
+ * in `raw`); escapes of non-ASCII octets are UTF-8, and of control characters (a handle is
+ * printable text), left to Python. Its length, or -1. */
 static Py_ssize_t handle_decode(const Tables *t, int raw, const unsigned char *s, Py_ssize_t start, Py_ssize_t end,
                                 unsigned char *decoded) {
     Py_ssize_t length = 0;
@@ -563,7 +564,7 @@ static Py_ssize_t handle_decode(const Tables *t, int raw, const unsigned char *s
                 return -1;
             }
             int octet = hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]);
-            if (octet >= 0x80) {
+            if (octet >= 0x7F || octet < 0x20) {
                 return -1;
             }
             decoded[length++] = (unsigned char)octet;

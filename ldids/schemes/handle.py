@@ -196,12 +196,14 @@ def _decode(text: str, start: int, end: int, safe_raw: frozenset[str], what: str
         for offset in iri_forbidden(chunk)
     ]
     raw = bytearray()
+    spans: list[tuple[int, int]] = []  # the characters of the text each byte of raw was written as
     position = start
     while position < end:
         ch = text[position]
         if ch == "%":
             if position + 3 <= end and text[position + 1] in HEX_ANY and text[position + 2] in HEX_ANY:
                 raw.append(int(text[position + 1 : position + 3], 16))
+                spans.append((position, position + 3))
                 position += 3
                 continue
             problems.append(
@@ -213,14 +215,27 @@ def _decode(text: str, start: int, end: int, safe_raw: frozenset[str], what: str
                     "handle.invalid-character", f"{describe(ch)} must be escaped in the {what}", position, position + 1
                 )
             )
-        raw.extend(ch.encode("utf-8", "surrogatepass"))
+        encoded = ch.encode("utf-8", "surrogatepass")
+        raw.extend(encoded)
+        spans.extend([(position, position + 1)] * len(encoded))
         position += 1
     if problems:
         return "", problems
     try:
-        return raw.decode("utf-8"), []
-    except UnicodeDecodeError:
-        return "", [Problem("handle.bad-utf8", f"the escapes in the {what} are not UTF-8", start, end)]
+        decoded = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        # Where: the escapes of the bytes that are no UTF-8.
+        at, to = spans[error.start][0], spans[max(error.end - 1, error.start)][1]
+        return "", [Problem("handle.bad-utf8", f"the escapes in the {what} are not UTF-8", at, to)]
+    # What the escapes spell is the handle: printable text, as a bare handle must be
+    # (UCS-2 printable characters: the CORDRA identifiers in URI syntax text, Handle syntax).
+    byte = 0
+    for ch in decoded:
+        if not ch.isprintable():
+            at, to = spans[byte][0], spans[byte + len(ch.encode("utf-8", "surrogatepass")) - 1][1]
+            return "", [Problem("handle.invalid-character", f"{describe(ch)} is not a printable character", at, to)]
+        byte += len(ch.encode("utf-8", "surrogatepass"))
+    return decoded, []
 
 
 def _literal(text: str, start: int, end: int) -> tuple[str, list[Problem]]:
