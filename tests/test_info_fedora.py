@@ -107,6 +107,11 @@ def test_parts() -> None:
         ("info:fedora/demo:1/DS%G1", "info-fedora.bad-escape", (21, 24)),
         ("info:fedora/demo:1/DS1/extra", "info-fedora.extra-segment", (22, 28)),
         ("info:fedora/demo:1/b:1/m/x", "info-fedora.extra-segment", (24, 26)),
+        # A second segment that holds ':' is a behaviour-definition PID, checked as one
+        # (DESIGN.md §1): its bad namespace character is the problem, not a datastream id's.
+        ("info:fedora/demo:1/bd_ef:1/m", "info-fedora.namespace-character", (21, 22)),
+        ("info:fedora/*/bd_ef:1/index", "info-fedora.namespace-character", (16, 17)),
+        ("info:fedora/demo:1/bd%20f:1/m", "info-fedora.namespace-character", (21, 22)),
         # Parameters are defined for method disseminations only.
         ("info:fedora/demo:1?x=1", "info-fedora.unexpected-parameters", (18, 22)),
         ("info:fedora/demo:1/DS1?x=1", "info-fedora.unexpected-parameters", (22, 26)),

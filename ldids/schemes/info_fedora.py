@@ -67,7 +67,7 @@ NORMALIZED_RE = re.compile(
     rf"info:fedora/(?:{_PID}|\*(?=/))(?:/{_NCNAME_ASCII}|/{_PID}/{_NCNAME_ASCII}{_QUERY})?{_FRAGMENT}"
 )
 _ASCII_NCNAME = re.compile(_NCNAME_ASCII)
-_BDEF_SHAPE = re.compile(r"[A-Za-z0-9.\-]*(?::|%3[aA])")
+_BDEF_SHAPE = re.compile(r":|%3[aA]")
 
 Parameters = tuple[tuple[str, "str | None"], ...]
 
@@ -315,7 +315,9 @@ def _scan(text: str) -> tuple[InfoFedora | None, list[Problem]]:
     bdef: Pid | None = None
     if len(bounds) >= 2:
         second_start, second_end = bounds[1]
-        if _BDEF_SHAPE.match(text, second_start, second_end):
+        # DESIGN.md §1: a second segment that holds ':' is a behaviour-definition PID (an
+        # NCName, a datastream id, holds none), whatever else it holds: checked as a PID.
+        if _BDEF_SHAPE.search(text, second_start, second_end):
             bdef, found = pid_module.scan(text, second_start, second_end, CODE)
             problems += found
             if len(bounds) == 2:
