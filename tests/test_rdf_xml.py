@@ -314,3 +314,28 @@ def test_an_error_pyoxigraph_finds_is_on_its_line_whatever_ends_the_lines(end: s
     with pytest.raises(InputError) as caught:
         rdfio.read([str(source)])
     assert caught.value.line == 4
+
+
+@pytest.mark.parametrize("out", [".nt", ".ttl"])
+def test_a_bad_iri_is_placed_at_its_value_not_at_the_end_of_its_tag(
+    out: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pyoxigraph's parser fails once the whole start tag is read: its end was the place
+    given, lines after the value where the tag spans lines."""
+    source = tmp_path / "a.rdf"
+    source.write_text(
+        '<?xml version="1.0"?>\n'
+        '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://example.org/">\n'
+        '<rdf:Description rdf:about="http://a/s1">\n'
+        "  <ex:r\n"
+        '     rdf:resource="http://a/b c"\n'
+        '     ex:x="1"\n'
+        "     />\n"
+        "</rdf:Description>\n"
+        "</rdf:RDF>\n"
+    )
+    from ldids.cli import main
+
+    # The streamed path (N-Triples out) and the graph path (Turtle out).
+    assert main(["normalize", "-q", str(source), "-o", str(tmp_path / f"out{out}")]) == 2
+    assert "a.rdf:5:20: " in capsys.readouterr().err

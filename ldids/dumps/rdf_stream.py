@@ -249,7 +249,7 @@ class NQuadsReader(io.BufferedIOBase):
         detail = _POSITION.sub("", str(error.msg or error))
         line, column = error.lineno, error.offset
         if line is None and self._name != "-":  # pyoxigraph's RDF/XML parser says no position
-            found = rdfxml.locate(lambda: _decompressed(self._name), self._base)
+            found = rdfxml.locate(lambda: _decompressed(self._name), self._base, detail)
             line, column = found if found is not None else (None, None)
         advice = None
         if self._base is None and "No scheme found" in detail:  # a relative IRI, and no base

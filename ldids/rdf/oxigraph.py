@@ -90,7 +90,7 @@ def oxigraph_quads(
         message = _OX_WHERE.sub("", str(error.msg)) or "not RDF"
         line, column = error.lineno, error.offset
         if line is None and fmt.name == "xml":  # pyoxigraph's RDF/XML parser says no position
-            line, column = rdfxml.locate(lambda: nullcontext(io.BytesIO(data)), base) or (None, None)
+            line, column = rdfxml.locate(lambda: nullcontext(io.BytesIO(data)), base, message) or (None, None)
         advice = None
         if base is None and "No scheme found" in message:  # a relative IRI, and no base
             message += " (a relative IRI, and no base IRI to resolve it against)"

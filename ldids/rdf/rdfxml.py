@@ -35,7 +35,7 @@ from urllib.parse import urljoin
 import pyoxigraph as ox
 from lxml import etree
 
-from ldids.errors import InputError
+from ldids.errors import InputError, offset_of, place
 from ldids.rdf import wellformed
 from ldids.rdf.files import InputStream
 
@@ -385,15 +385,42 @@ def _prolog(source: InputStream, shown: str) -> tuple[bytes, str | None, dict[st
 Reopen = Callable[[], AbstractContextManager[InputStream]]
 
 
-def locate(reopen: Reopen, base: str | None) -> tuple[int, int] | None:
+def locate(reopen: Reopen, base: str | None, message: str = "") -> tuple[int, int] | None:
     """The line and column at which pyoxigraph's RDF/XML parser fails (it says no position):
     the document (``reopen()``: its bytes from the start) read again a line at a time, then
-    the line the error came in a character at a time."""
+    the line the error came in a character at a time. The parser fails once it has read the
+    whole start tag or text that holds the fault: where its ``message`` quotes the faulty
+    value (an IRI), the place is that value's, the last written before the failure."""
     line = _failing(reopen, base, _Trickle(None))
     if line is None:
         return None
-    column = _failing(reopen, base, _Trickle(line))
-    return line, column if column is not None else 1
+    column = _failing(reopen, base, _Trickle(line)) or 1
+    quoted = _QUOTED.search(message)
+    if quoted is not None:
+        found = _value_before(reopen, line, column, quoted.group(1))
+        if found is not None:
+            return found
+    return line, column
+
+
+# A value pyoxigraph's message quotes: "error while parsing IRI 'http://a/b c': ...".
+_QUOTED = re.compile(r"'([^']{1,4096})'")
+
+
+def _value_before(reopen: Reopen, line: int, column: int, value: str) -> tuple[int, int] | None:
+    """Where ``value`` is last written (as it is, or as XML writes '&') before the place
+    ``line``, ``column`` of the document, within the 64 KiB before it; None if not there."""
+    try:
+        with reopen() as source:
+            data = source.read()
+    except InputError:
+        return None
+    end = offset_of(data, line, column)
+    for written in (value, value.replace("&", "&amp;")):
+        at = data.rfind(written.encode("utf-8"), max(0, end - (1 << 16)), end)
+        if at >= 0:
+            return place(data, at)
+    return None
 
 
 def _failing(reopen: Reopen, base: str | None, trickle: _Trickle) -> int | None:
