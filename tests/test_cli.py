@@ -155,3 +155,53 @@ def test_installed_console_script() -> None:
         [sys.executable, "-m", "ldids", "inspect", "nothing"], capture_output=True, text=True, check=False
     )
     assert done.returncode == 1
+
+
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        ('schemes = ["no.such.module"]', "schemes: No module named"),
+        ('schemes = ["os"]', "schemes: module 'os' declares no SCHEME"),
+        ('bare-pid-predicates = ["dc:identifier"]', "no absolute IRI"),
+        ('identity-predicates = ["not an iri"]', "no absolute IRI"),
+        ('bare-handle-predicates = [""]', "no absolute IRI"),
+        ('pid-namespaces = ["demo:"]', "is no PID namespace"),
+        ('pid-namespaces = ["a b"]', "is no PID namespace"),
+        ('pid-namespaces = ["urn", "demo"]', "urn is a URI scheme"),
+        ('fedora-oai-namespaces = ["not a domain"]', "is no OAI namespace-identifier"),
+        ('[[resolvers]]\nauthority = "http://bad host/x"', "is no host[:port]"),
+        ('[[resolvers]]\nauthority = "a.b:99999"', "is no host[:port]"),
+        ('[[resolvers]]\nauthority = "a.b"\nsegment = "x/y?z"', "is no path segment"),
+        ('[[resolvers]]\nauthority = "a.b"\nsegmnt = "hdl"', "unknown key 'segmnt'"),
+        ('bare-pid-predicate = ["http://x/p"]', "known: bare-handle-predicates, bare-pid-predicates"),
+    ],
+)
+def test_a_configuration_that_cannot_be_used_is_an_error_that_names_its_file(
+    toml: str, said: str, tmp_path: Path
+) -> None:
+    """Each of these gave a traceback (a scheme module not there, or declaring none), or was
+    taken without a word (a predicate that is no IRI, which rewrites nothing)."""
+    config = tmp_path / "bad.toml"
+    config.write_text(toml + "\n")
+    data = tmp_path / "in.nt"
+    data.write_text("<http://ex.org/s> <http://ex.org/p> <oai:arXiv.org:x> .\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "ldids", "normalize", "--config", str(config), str(data), "-o", str(tmp_path / "o.nt")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert f"{config}: " in done.stderr
+    assert said in done.stderr
+    assert not (tmp_path / "o.nt").exists()
+
+
+def test_a_configuration_that_is_no_utf_8_is_an_error(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_bytes(b"\xff\xfe bad = 1\n")
+    argv = [sys.executable, "-m", "ldids", "normalize", "--config", str(config), "-"]
+    done = subprocess.run(argv, capture_output=True, text=True, input="")
+    assert done.returncode == 2
+    assert "not UTF-8" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -15,6 +15,7 @@ import pyoxigraph
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rdflib.term import URIRef
 
 from ldids.dumps.sparql import _Endpoint, _node, normalize_store
 from ldids.ntriples import Quad
@@ -251,36 +252,37 @@ def test_the_configured_pid_namespaces_are_looked_for_in_a_store(
 
 
 def test_a_rewrite_the_store_cannot_hold_leaves_the_statement_and_says_so(
-    oxigraph_server: Callable[..., contextlib.AbstractContextManager[str]], tmp_path: Path
+    oxigraph_server: Callable[..., contextlib.AbstractContextManager[str]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The link of this rewrite names an IRI made of the literal's text that no SPARQL
-    parser takes (U+E000 is private use, not an IRI character outside a query): the update
-    matched nothing and the run said it had rewritten the statement. It is left as it was,
-    and counted (--strict exits 1)."""
-    data = '<http://ex.org/s> <http://ex.org/p> "HDL:1765/x\ue000" .\n'
+    """A rewrite whose link names an IRI no SPARQL parser takes (here a scheme of one's own
+    would make <urn:x:\ue000>: U+E000 is private use, no IRI character outside a query) was
+    sent as an update that matched nothing, and the run said it had rewritten the statement.
+    It is left as it was, and counted (--strict exits 1). (The five schemes make no such IRI
+    now: a handle holding U+E000 is no handle, its characters printable.)"""
+    data = "<http://ex.org/s> <http://ex.org/p> <oai:arXiv.org:x> .\n"
+    made = passes.links
+
+    def odd_links(step: Any, config: Config) -> list[Quad]:
+        return [(link[0], link[1], URIRef("urn:x:\ue000"), link[3]) for link in made(step, config)]
+
+    monkeypatch.setattr(passes, "links", odd_links)  # the module the store's run calls
     with oxigraph_server(tmp_path / "store", data.encode(), "application/n-quads") as base:
         first, again = _normalized_twice(base, Config())
         assert _store_lines(base) == {data.strip()}
-        strict = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "ldids",
-                "normalize",
-                "--strict",
-                "--sparql",
-                f"{base}/query",
-                "--sparql-update",
-                f"{base}/update",
-            ],
-            capture_output=True,
-            text=True,
-        )
     assert first["statements"]["rewritten"] == 0
     assert first["links"] == 0
     assert first["run"]["updates"] == 0
     assert first["skipped"] == {"term-the-store-cannot-hold": 1} == again["skipped"]
-    assert "HDL:1765/x" in first["run"]["unwritable"][0]
+    assert "urn:x:" in first["run"]["unwritable"][0]
+
+
+def test_strict_exits_1_on_what_a_store_run_left(tmp_path: Path, oxigraph_server: Any) -> None:
+    data = "<info:fedora/demo%3a1> <http://ex.org/q> <<( <http://ex.org/a> <http://ex.org/b> <http://ex.org/c> )>> .\n"
+    with oxigraph_server(tmp_path / "store", data.encode(), "application/n-quads") as base:
+        argv = ["normalize", "--strict", "--sparql", f"{base}/query", "--sparql-update", f"{base}/update"]
+        strict = subprocess.run([sys.executable, "-m", "ldids", *argv], capture_output=True, text=True)
     assert strict.returncode == 1, strict.stderr
 
 

@@ -18,6 +18,7 @@ Detection is strict by default (DESIGN.md §2); everything that loosens it is na
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -61,12 +62,35 @@ class Config:
     registry: Registry = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        for key, predicates in (
+            ("bare-pid-predicates", self.bare_pid_predicates),
+            ("bare-handle-predicates", self.bare_handle_predicates),
+            ("identity-predicates", self.identity_predicates),
+        ):
+            # A predicate is an absolute IRI, of a registered URI scheme: "dc:identifier" (a
+            # prefixed name) would name no predicate of any data, and rewrite nothing.
+            for predicate in sorted(predicates):
+                if _IRI.fullmatch(predicate) is None or not is_uri_scheme(predicate.partition(":")[0]):
+                    raise InputError(f"{key}: {predicate!r} is no absolute IRI (write it whole: http://...)")
+        for namespace in sorted(self.pid_namespaces):
+            if _PID_NAMESPACE.fullmatch(namespace) is None:
+                raise InputError(
+                    f"pid-namespaces: {namespace!r} is no PID namespace (letters, digits, '-', '.'; without ':')"
+                )
         # A URI scheme's name is never a PID namespace (DESIGN.md §2): "urn" or "doi" here
         # would turn every urn:isbn:... or doi:10... into an info:fedora IRI.
         taken = sorted(name for name in self.pid_namespaces if is_uri_scheme(name))
         if taken:
             raise InputError(f"pid-namespaces: {', '.join(taken)} is a URI scheme, never a Fedora PID namespace")
-        registry = Registry.build((*handle.DEFAULT_RESOLVERS, *self.resolvers), self.schemes)
+        for namespace in sorted(self.fedora_oai_namespaces):
+            if _OAI_NAMESPACE.fullmatch(namespace) is None:
+                raise InputError(
+                    f"fedora-oai-namespaces: {namespace!r} is no OAI namespace-identifier (a domain name: example.org)"
+                )
+        try:
+            registry = Registry.build((*handle.DEFAULT_RESOLVERS, *self.resolvers), self.schemes)
+        except (ImportError, TypeError) as error:  # a scheme module that is not there, or declares none
+            raise InputError(f"schemes: {error}") from error
         object.__setattr__(self, "registry", registry)
 
     @property
@@ -89,6 +113,8 @@ class Config:
             data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as error:
             raise InputError(error.strerror or str(error), source=source) from error
+        except UnicodeDecodeError as error:
+            raise InputError(f"not UTF-8 (TOML is): byte {error.start}", source=source) from error
         except tomllib.TOMLDecodeError as error:
             raise InputError(f"invalid TOML: {error}", source=source) from error
         return cls.from_mapping(data, source)
@@ -101,7 +127,8 @@ class Config:
         for key, value in data.items():
             name = key.replace("-", "_")
             if name not in known:
-                raise InputError(f"unknown configuration key {key!r}; known: {', '.join(sorted(known))}", source=source)
+                keys = ", ".join(sorted(name.replace("_", "-") for name in known))
+                raise InputError(f"unknown configuration key {key!r}; known: {keys}", source=source)
             if name == "resolvers":
                 arguments[name] = tuple(_resolver(item, source) for item in _list(key, value, source, dict))
             elif name == "schemes":
@@ -112,7 +139,21 @@ class Config:
                 arguments[name] = value
             else:
                 arguments[name] = frozenset(_list(key, value, source, str))
-        return cls(**arguments)
+        try:
+            return cls(**arguments)
+        except InputError as error:
+            raise InputError(error.message, source=source) from error
+
+
+#: An absolute IRI (RFC 3987 §2.2, IRI): a scheme, then no white space or "<>\"{}|^`\\.
+_IRI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\x00-\x20<>\"{}|^`\\]*")
+#: A PID namespace (Fedora identifiers: namespace-id).
+_PID_NAMESPACE = re.compile(r"[A-Za-z0-9.-]+")
+#: An OAI namespace-identifier (OAI identifier format: a domain name).
+_OAI_NAMESPACE = re.compile(r"[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z][A-Za-z0-9-]*)+")
+#: A resolver's authority (host[:port]) and first segment.
+_AUTHORITY = re.compile(r"[A-Za-z0-9.-]+(?::[0-9]{1,5})?")
+_SEGMENT = re.compile(r"[^/?#\s]+")
 
 
 def _rebuild(items: tuple[tuple[str, Any], ...]) -> Config:
@@ -127,8 +168,18 @@ def _list(key: str, value: Any, source: str | None, kind: type) -> list[Any]:
 
 def _resolver(item: dict[str, Any], source: str | None) -> handle.Resolver:
     authority, segment = item.get("authority"), item.get("segment")
+    unknown = sorted(set(item) - {"authority", "segment"})
+    if unknown:
+        raise InputError(f"unknown key {unknown[0]!r} in [[resolvers]] (authority, segment)", source=source)
     if not isinstance(authority, str) or not authority or not (segment is None or isinstance(segment, str)):
         raise InputError(
             "each [[resolvers]] needs authority = 'host[:port]' and may have segment = '...'", source=source
+        )
+    port = authority.rpartition(":")[2] if ":" in authority else "0"
+    if _AUTHORITY.fullmatch(authority) is None or int(port) > 65535:
+        raise InputError(f"[[resolvers]] authority {authority!r} is no host[:port]", source=source)
+    if segment and _SEGMENT.fullmatch(segment) is None:
+        raise InputError(
+            f"[[resolvers]] segment {segment!r} is no path segment (no '/', '?', '#', space)", source=source
         )
     return handle.Resolver(authority, segment or None)
