@@ -205,3 +205,35 @@ def test_a_configuration_that_is_no_utf_8_is_an_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "not UTF-8" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["-o", "{d}/a.nt", "--links", "{d}/a.nt"],
+        ["-o", "{d}/a.csv", "-t", "nt", "--crosswalk", "{d}/a.csv"],
+        ["-o", "{d}/out.nt", "--on-error", "skip", "--error-file", "{d}/in.nt"],
+        ["-o", "{d}/in.nt"],
+    ],
+)
+def test_two_files_of_one_name_are_a_usage_error(options: list[str], tmp_path: Path) -> None:
+    """One output kept, the other lost, or the input replaced (by its error file): exit 0."""
+    source = tmp_path / "in.nt"
+    data = "<http://ex.org/s> <http://ex.org/p> <oai:arXiv.org:x> .\nnot a statement\n"
+    source.write_text(data)
+    argv = ["normalize", str(source), *(option.format(d=tmp_path) for option in options)]
+    done = subprocess.run([sys.executable, "-m", "ldids", *argv], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "name a file of its own" in done.stderr
+    assert source.read_text() == data
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.nt"]
+
+
+def test_strict_exits_1_on_lines_skipped(tmp_path: Path) -> None:
+    """--strict makes anything skipped exit 1: bad lines skipped into the error file too."""
+    source = tmp_path / "in.nt"
+    source.write_text("<http://ex.org/s> <http://ex.org/p> <oai:arXiv.org:x> .\nnot a statement\n")
+    argv = ["normalize", "-q", str(source), "-o", str(tmp_path / "o.nt"), "--on-error", "skip"]
+    assert subprocess.run([sys.executable, "-m", "ldids", *argv], capture_output=True).returncode == 0
+    done = subprocess.run([sys.executable, "-m", "ldids", *argv, "--strict"], capture_output=True)
+    assert done.returncode == 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from contextlib import ExitStack
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ldids.cli.exit_code import EXIT_INVALID, EXIT_OK, UsageError
@@ -47,6 +48,24 @@ def check_base(base: str | None) -> None:
             pyoxigraph.NamedNode(base)
         except ValueError as error:
             raise UsageError(f"--base must be an absolute IRI: {error}") from error
+
+
+def _check_distinct(args: argparse.Namespace, inputs: list[str]) -> None:
+    """Each file a run writes is its own, and none is an input: two outputs of one name
+    kept one of them, and an output named as an input replaced it (--error-file in.nt)."""
+    seen: dict[Path, str] = {}
+    for path in inputs:
+        if path != "-":
+            seen.setdefault(Path(path).resolve(), "an input")
+    for option in ("output", "links", "crosswalk", "error_file"):
+        name = getattr(args, option, None)
+        if name in (None, "-"):
+            continue
+        where = Path(name).resolve()
+        flag = "-o" if option == "output" else f"--{option.replace('_', '-')}"
+        if where in seen:
+            raise UsageError(f"{flag} {name} is also {seen[where]}: name a file of its own")
+        seen[where] = flag
 
 
 def _check_output_name(option: str, name: str, *, stem: str = "out") -> None:
@@ -122,7 +141,7 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], formats: list[F
             raise UsageError("--validate checks a run here, not on Dask: run ldids validate on the parts it writes")
         summary = _on_dask(args, inputs, settings)
         report_dump(args, summary)
-        return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
+        return EXIT_INVALID if args.strict and (summary.problems or summary.bad_lines) else EXIT_OK
     links = None if args.no_links else (args.links or "inline")
     statements = None
     if parsed:
@@ -160,7 +179,7 @@ def _normalize_dump(args: argparse.Namespace, inputs: list[str], formats: list[F
         write_report(validation.verdict, "text", sys.stderr, 20, validation.not_streamable)
         if not validation.verdict.conforms or validation.not_streamable:
             return EXIT_INVALID
-    return EXIT_INVALID if args.strict and summary.problems else EXIT_OK
+    return EXIT_INVALID if args.strict and (summary.problems or summary.bad_lines) else EXIT_OK
 
 
 def _on_dask(args: argparse.Namespace, inputs: list[str], settings: Settings) -> DumpSummary:
@@ -207,6 +226,11 @@ def normalize(args: argparse.Namespace, out: TextIO) -> int:
     check_base(args.base)
     inputs = args.inputs or ["-"]
     _check_output_name("-o", args.output)
+    _check_distinct(args, inputs)
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if args.sparql_update:
+        raise UsageError("--sparql-update goes with --sparql (the store's query endpoint)")
     if args.links:
         _check_output_name("--links", args.links, stem="links")
     formats = _input_formats(args.input_format, inputs)

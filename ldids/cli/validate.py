@@ -63,6 +63,10 @@ def _streamed(args: argparse.Namespace) -> Parsed | None:
 def _check_options(args: argparse.Namespace) -> None:
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
+    if args.max_results is not None and args.max_results < 0:
+        raise UsageError("--max-results must be 0 or more")
+    if args.limit < 0:
+        raise UsageError("--limit must be 0 or more")
     if args.input_format in _PYSHACL_INFERENCE:
         raise UsageError(
             f"-i is the input format (as in ldids normalize); for pyshacl's -i {args.input_format}, "

@@ -446,8 +446,12 @@ def undo(quads: Iterable[Quad], rows: Iterable[Crosswalk], parse_line: Any) -> l
 
     ``parse_line`` turns an N-Quads line into a quad (blank nodes shared with ``quads``).
     Links are removed; each rewritten statement is replaced by the statements it came from,
-    and kept where it was also in the input unchanged.
+    and kept where it was also in the input unchanged. A row whose rewritten statement is
+    not among ``quads`` restores nothing: the statements given are what is undone (a part
+    of an output, or another file, with the crosswalk of the whole).
     """
+    quads = list(quads)
+    given = set(quads)
     remove: set[Quad] = set()
     restore: dict[Quad, None] = {}
     keep: set[Quad] = set()
@@ -455,6 +459,8 @@ def undo(quads: Iterable[Quad], rows: Iterable[Crosswalk], parse_line: Any) -> l
         rewritten = parse_line(row.rewritten)
         if row.kind == "link":
             remove.add(rewritten)
+            continue
+        if rewritten not in given:
             continue
         remove.add(rewritten)
         restore[parse_line(row.statement)] = None
