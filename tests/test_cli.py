@@ -237,3 +237,30 @@ def test_strict_exits_1_on_lines_skipped(tmp_path: Path) -> None:
     assert subprocess.run([sys.executable, "-m", "ldids", *argv], capture_output=True).returncode == 0
     done = subprocess.run([sys.executable, "-m", "ldids", *argv, "--strict"], capture_output=True)
     assert done.returncode == 1
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--base-url", "notaurl"],
+        ["--base-url", "http://a.org/oai?verb=Identify"],
+        ["--verb", "ListSets", "--base-url", "http://a.org/oai"],
+        ["--metadata-prefix", "oai_dc"],
+    ],
+)
+def test_an_oai_request_that_cannot_be_made_is_a_usage_error(options: list[str]) -> None:
+    """A base URL that is none, or holds a query, gave a malformed URL; a verb that takes no
+    identifier was written with one; --verb without --base-url was ignored."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ldids", "oai-request", *options, "oai:a.org:1"], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+
+
+def test_a_resolver_that_is_none_is_a_usage_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ldids", "inspect", "--resolver", "a b", "hdl:1/2"], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert "is no host[:port]" in done.stderr

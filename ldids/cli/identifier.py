@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
@@ -74,10 +75,23 @@ def mint(args: argparse.Namespace, out: TextIO) -> int:
 def oai_request(args: argparse.Namespace, out: TextIO) -> int:
     """``ldids oai-request``: the OAI-PMH request encoding of oai-identifiers."""
     status = EXIT_OK
+    if not args.base_url and (args.verb or args.metadata_prefix):
+        raise UsageError("--verb and --metadata-prefix make a whole request: give --base-url too")
+    if args.base_url and (
+        urllib.parse.urlsplit(args.base_url).scheme.lower() not in ("http", "https")
+        or not urllib.parse.urlsplit(args.base_url).netloc
+        or "?" in args.base_url
+        or "#" in args.base_url
+    ):
+        # OAI-PMH §3.1.1: the base URL is an HTTP URL, to which the request's arguments are
+        # added as its query.
+        raise UsageError(f"--base-url {args.base_url!r} is no HTTP base URL (http://host/path, no query)")
+    verb = args.verb or "GetRecord"
+    prefix = (args.metadata_prefix or "oai_dc") if verb == "GetRecord" else None
     for text in args.identifiers:
         try:
             if args.base_url:
-                out.write(oai.request_url(args.base_url, text, args.verb, args.metadata_prefix or None) + "\n")
+                out.write(oai.request_url(args.base_url, text, verb, prefix) + "\n")
             else:
                 out.write(oai.request_argument(text) + "\n")
         except ParseError as error:

@@ -24,10 +24,14 @@ _BASE_HELP = (
 
 
 def _resolver(text: str) -> handle.Resolver:
+    from ldids.errors import InputError
+    from ldids.passes.config import resolver
+
     authority, _, segment = text.partition("/")
-    if not authority:
-        raise argparse.ArgumentTypeError(f"a resolver is HOST[:PORT][/SEGMENT], not {text!r}")
-    return handle.Resolver(authority, segment or None)
+    try:
+        return resolver(authority, segment or None)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(f"a resolver is HOST[:PORT][/SEGMENT]: {error.message}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,8 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     request.add_argument("identifiers", nargs="+", metavar="OAI_IDENTIFIER")
     request.add_argument("--base-url", help="the repository's OAI-PMH base URL: print full request URLs")
-    request.add_argument("--verb", default="GetRecord", help="OAI-PMH verb (default GetRecord)")
-    request.add_argument("--metadata-prefix", default="oai_dc", help="metadataPrefix (default oai_dc)")
+    request.add_argument(
+        "--verb",
+        choices=("GetRecord", "ListMetadataFormats"),
+        help="OAI-PMH verb of a request about one identifier (default GetRecord; with --base-url)",
+    )
+    request.add_argument("--metadata-prefix", help="metadataPrefix of GetRecord (default oai_dc; with --base-url)")
 
     description = commands.add_parser(
         "oai-description",
@@ -218,7 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument(
         "--allow-network",
         action="store_true",
-        help="run shapes that use owl:imports, SERVICE, FROM or sh:shapesGraph (refused by default)",
+        help="run shapes that use owl:imports, SERVICE, FROM or sh:shapesGraph (refused by default); "
+        "nothing is fetched for them: an owl:imports is not followed",
     )
     validate.add_argument(
         "-f", "--format", choices=("text", "turtle", "json"), default="text", help="report format (default text)"

@@ -175,11 +175,16 @@ def _resolver(item: dict[str, Any], source: str | None) -> handle.Resolver:
         raise InputError(
             "each [[resolvers]] needs authority = 'host[:port]' and may have segment = '...'", source=source
         )
+    return resolver(authority, segment or None, source)
+
+
+def resolver(authority: str, segment: str | None = None, source: str | None = None) -> handle.Resolver:
+    """An HTTP handle resolver of ``authority`` (host[:port]) and first ``segment``, if it
+    can be one; else an InputError that says why (naming ``source``)."""
     port = authority.rpartition(":")[2] if ":" in authority else "0"
     if _AUTHORITY.fullmatch(authority) is None or int(port) > 65535:
-        raise InputError(f"[[resolvers]] authority {authority!r} is no host[:port]", source=source)
+        raise InputError(f"resolver authority {authority!r} is no host[:port]", source=source)
     if segment and _SEGMENT.fullmatch(segment) is None:
-        raise InputError(
-            f"[[resolvers]] segment {segment!r} is no path segment (no '/', '?', '#', space)", source=source
-        )
+        said = f"resolver segment {segment!r} is no path segment (no '/', '?', '#', space)"
+        raise InputError(said, source=source)
     return handle.Resolver(authority, segment or None)
