@@ -263,3 +263,40 @@ def test_undo_restores_only_what_the_statements_given_were_made_of(
     back = tmp_path / "back-part.nt"
     assert run(["undo", str(part), "--crosswalk", str(walk), "-o", str(back)], capsys)[0] == 0
     assert "1765" not in back.read_text()
+
+
+def test_a_long_list_of_like_values_is_labelled_and_written_alike_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Colour refinement split one node of such a chain a round: 2,000 zeros took a minute,
+    4,000 did not end in two. At most REFINEMENT_ROUNDS rounds, then the order the
+    statements name them in: the same bytes on a second run."""
+    source = tmp_path / "list.ttl"
+    source.write_text("<http://ex.org/s> <http://ex.org/p> ( " + " ".join(["0"] * 3000) + " ) .\n")
+    first, second = tmp_path / "a.ttl", tmp_path / "b.ttl"
+    assert run(["normalize", "-q", str(source), "-o", str(first)], capsys)[0] == 0
+    assert run(["normalize", "-q", str(first), "-o", str(second)], capsys)[0] == 0
+    assert first.read_bytes() == second.read_bytes()
+    import pyoxigraph as ox
+
+    statements = list(ox.parse(first.read_bytes(), format=ox.RdfFormat.TURTLE))
+    assert len(statements) == 2 * 3000 + 1
+    assert sum(str(quad.object) == '"0"^^<http://www.w3.org/2001/XMLSchema#integer>' for quad in statements) == 3000
+
+
+@pytest.mark.parametrize("depth", [300, 5000])
+def test_json_ld_nested_too_deeply_is_an_input_error(depth: int, tmp_path: Path) -> None:
+    """A thousand levels raised RecursionError (a traceback); a few hundred took memory
+    square in the depth in the parser."""
+    source = tmp_path / "deep.jsonld"
+    source.write_text(
+        '{"@id": "http://ex.org/s", ' + '"http://ex.org/p": {' * depth + '"http://ex.org/q": "x"' + "}" * depth + "}"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "ldids", "normalize", str(source), "-o", str(tmp_path / "o.nt")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "nests" in done.stderr
+    assert "Traceback" not in done.stderr

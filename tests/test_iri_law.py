@@ -366,6 +366,9 @@ def handle_uris(draw: st.DrawFn) -> tuple[str, HandleParts]:
     else:
         authority, local = draw(_generic_authorities), draw(_generic_locals)
         named = local
+    # What the encoding spells is a handle: printable text, as a bare one is (UCS-2
+    # printable characters, CORDRA identifiers in URI syntax).
+    assume((authority + local).isprintable())
     form = draw(st.sampled_from(["path", "host", "http"]))
     if form == "host":
         prefix, authority_safe = draw(_any_case("hdl://")), _REG_NAME

@@ -89,7 +89,10 @@ pois = oai_ids.map(lambda value: str(poi.from_oai(value)))
 handle_prefixes = st.sampled_from(["hdl:", "HDL:", "hdl://", "http://hdl.handle.net/", "HTTPS://HDL.HANDLE.NET:443/"])
 naming_authorities = st.lists(st.integers(0, 99999).map(str), min_size=1, max_size=3).map(".".join)
 cordra_locals = st.text(HEX, min_size=32, max_size=32)
-generic_locals = st.text(min_size=1, max_size=15).map(lambda t: percent_encode(t, RFC3986_UNRESERVED))
+# A handle is printable text (UCS-2 printable characters: CORDRA identifiers in URI syntax).
+generic_locals = (
+    st.text(min_size=1, max_size=15).filter(str.isprintable).map(lambda t: percent_encode(t, RFC3986_UNRESERVED))
+)
 handles = st.builds(
     lambda prefix, na, local, q, f: f"{prefix}{na}/{local}{q}{f}",
     handle_prefixes,

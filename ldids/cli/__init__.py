@@ -71,6 +71,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     except ParseError as error:
         sys.stderr.write(f"ldids: {error}\n")
         return EXIT_INVALID
+    except MemoryError:
+        # An input that needs more memory than there is (a line of gigabytes, decompressed
+        # from a few megabytes): said, not a traceback; nothing is left (outputs are renamed
+        # into place only once written whole).
+        sys.stderr.write(f"ldids {args.command}: out of memory: the input needs more than this machine gives\n")
+        return EXIT_USAGE
     except BrokenPipeError:
         # `ldids inspect ... | head`: the reader left; that is not an error of ours to report.
         # The output is cut short, though: exit as cat and grep do, by SIGPIPE to a shell.

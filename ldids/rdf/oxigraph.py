@@ -96,6 +96,8 @@ def oxigraph_quads(
             message += " (a relative IRI, and no base IRI to resolve it against)"
             advice = "base"
         raise InputError(f"syntax error: {message}", source=source, line=line, column=column, advice=advice) from error
+    except MemoryError as error:  # pyoxigraph's parsers hold a token in a buffer of at most 16 MiB
+        raise InputError(f"a term longer than the parser takes ({error})", source=source) from error
     if prefixes is not None:
         # The document's @prefix / PREFIX declarations (RDF/XML: its xmlns: declarations), read whole.
         prefixes.update(document.prefixes if fmt.name == "xml" else parser.prefixes)
