@@ -132,18 +132,18 @@ class _Endpoint:
         except urllib.error.URLError as error:
             raise InputError(f"cannot reach the SPARQL endpoint: {error.reason}", source=url) from error
 
-    def bindings(self, query: str) -> list[dict[str, dict[str, Any]]]:
+    def _results(self, query: str) -> Any:
         answer = self._send(
             self.query_url, query.encode(), "application/sparql-query", "application/sparql-results+json"
         )
-        found: list[dict[str, dict[str, Any]]] = json.loads(answer)["results"]["bindings"]
+        return json.loads(answer)
+
+    def bindings(self, query: str) -> list[dict[str, dict[str, Any]]]:
+        found: list[dict[str, dict[str, Any]]] = self._results(query)["results"]["bindings"]
         return found
 
     def ask(self, query: str) -> bool:
-        answer = self._send(
-            self.query_url, query.encode(), "application/sparql-query", "application/sparql-results+json"
-        )
-        return bool(json.loads(answer)["boolean"])
+        return bool(self._results(query)["boolean"])
 
     def everything(self) -> str:
         """The pattern of every statement once: where a named graph's statements are all in

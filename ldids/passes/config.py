@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from ldids.errors import InputError
-from ldids.schemes import handle
+from ldids.schemes import handle, pid
+from ldids.schemes._chars import DOMAIN_PATTERN, is_plain_iri
 from ldids.schemes.registry import Registry
 from ldids.schemes.uri_schemes import is_uri_scheme
 
@@ -70,10 +71,10 @@ class Config:
             # A predicate is an absolute IRI, of a registered URI scheme: "dc:identifier" (a
             # prefixed name) would name no predicate of any data, and rewrite nothing.
             for predicate in sorted(predicates):
-                if _IRI.fullmatch(predicate) is None or not is_uri_scheme(predicate.partition(":")[0]):
+                if not is_plain_iri(predicate) or not is_uri_scheme(predicate.partition(":")[0]):
                     raise InputError(f"{key}: {predicate!r} is no absolute IRI (write it whole: http://...)")
         for namespace in sorted(self.pid_namespaces):
-            if _PID_NAMESPACE.fullmatch(namespace) is None:
+            if not namespace or not set(namespace) <= pid.NAMESPACE_CHARS:
                 raise InputError(
                     f"pid-namespaces: {namespace!r} is no PID namespace (letters, digits, '-', '.'; without ':')"
                 )
@@ -83,7 +84,7 @@ class Config:
         if taken:
             raise InputError(f"pid-namespaces: {', '.join(taken)} is a URI scheme, never a Fedora PID namespace")
         for namespace in sorted(self.fedora_oai_namespaces):
-            if _OAI_NAMESPACE.fullmatch(namespace) is None:
+            if re.fullmatch(DOMAIN_PATTERN, namespace) is None:
                 raise InputError(
                     f"fedora-oai-namespaces: {namespace!r} is no OAI namespace-identifier (a domain name: example.org)"
                 )
@@ -145,12 +146,6 @@ class Config:
             raise InputError(error.message, source=source) from error
 
 
-#: An absolute IRI (RFC 3987 §2.2, IRI): a scheme, then no white space or "<>\"{}|^`\\.
-_IRI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\x00-\x20<>\"{}|^`\\]*")
-#: A PID namespace (Fedora identifiers: namespace-id).
-_PID_NAMESPACE = re.compile(r"[A-Za-z0-9.-]+")
-#: An OAI namespace-identifier (OAI identifier format: a domain name).
-_OAI_NAMESPACE = re.compile(r"[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z][A-Za-z0-9-]*)+")
 #: A resolver's authority (host[:port]) and first segment.
 _AUTHORITY = re.compile(r"[A-Za-z0-9.-]+(?::[0-9]{1,5})?")
 _SEGMENT = re.compile(r"[^/?#\s]+")
