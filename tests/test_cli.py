@@ -234,6 +234,7 @@ def test_strict_exits_1_on_lines_skipped(tmp_path: Path) -> None:
     source = tmp_path / "in.nt"
     source.write_text("<http://ex.org/s> <http://ex.org/p> <oai:arXiv.org:x> .\nnot a statement\n")
     argv = ["normalize", "-q", str(source), "-o", str(tmp_path / "o.nt"), "--on-error", "skip"]
+    argv += ["--error-file", str(tmp_path / "bad.tsv")]  # not ldids-errors.tsv where the tests run
     assert subprocess.run([sys.executable, "-m", "ldids", *argv], capture_output=True).returncode == 0
     done = subprocess.run([sys.executable, "-m", "ldids", *argv, "--strict"], capture_output=True)
     assert done.returncode == 1
