@@ -1,4 +1,5 @@
-"""The optional C extensions (ldids/dumps/_scan.c, ldids/schemes/_canonical.c); everything
+"""The optional C extensions (ldids/dumps/_scan.c, ldids/schemes/_canonical.c,
+ldids/rdf/_rdfxml.c); everything
 else is in pyproject.toml."""
 
 from setuptools import Extension, setup
@@ -11,6 +12,7 @@ setup(
         for name, source in (
             ("ldids.dumps._scan", "ldids/dumps/_scan.c"),
             ("ldids.schemes._canonical", "ldids/schemes/_canonical.c"),
+            ("ldids.rdf._rdfxml", "ldids/rdf/_rdfxml.c"),
         )
     ]
 )

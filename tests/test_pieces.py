@@ -219,6 +219,66 @@ def test_an_error_in_a_later_piece_is_the_documents(broken: str, by: str, tmp_pa
     assert in_pieces[1] == line
 
 
+def _common_shape(path: Path, elements: int) -> Path:
+    """An RDF/XML document of the common shape (ldids/rdf/_rdfxml.c reads it) with, every 97th
+    element, one it declines (a nested node), so that some pieces are read by pyoxigraph:
+    typed and untyped node elements, labelled nodes, rdf:li, languages and datatypes."""
+    body = "".join(
+        (
+            f'\n  <rdf:Description rdf:about="info:fedora/demo:{n}">\n'
+            f'    <ex:id>demo:{n}</ex:id><ex:link rdf:resource="hdl:1765/{n}"/>\n'
+            f'    <ex:node rdf:nodeID="b{n % 13}"/><ex:title xml:lang="EN-gb">t {n} &amp; &lt;x&gt; "q" \\</ex:title>\n'
+            f'    <rdf:li rdf:resource="oai:example.org:{n}"/><rdf:li>{n}&#10;&#x1F600;</rdf:li><ex:empty/>\n'
+            f'    <ex:n rdf:datatype="http://www.w3.org/2001/XMLSchema#integer">{n}</ex:n>\n'
+            "  </rdf:Description>"
+        )
+        if n % 97
+        else f'\n  <ex:T rdf:nodeID="t{n}"><ex:part><ex:T rdf:about="oai:example.org:{n}"/></ex:part></ex:T>'
+        for n in range(elements)
+    )
+    path.write_text(f'<?xml version="1.0" encoding="utf-8"?>\n{HEAD.split(chr(10))[-1]}{body}\n</rdf:RDF>\n')
+    return path
+
+
+@compiled
+def test_pieces_of_the_common_shape_are_read_in_c_as_pyoxigraph_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ldids.rdf import rdfxml
+
+    source = _common_shape(tmp_path / "common.rdf", 3000)
+    found = pieces.cut(str(source), "xml", "http://x/", 8192, least=0)
+    assert found is not None
+    taken: list[bool] = []
+    read = rdfxml.common_shape
+
+    def counted(document: bytes) -> bytes | None:
+        lines = read(document)
+        taken.append(lines is not None)
+        return lines
+
+    monkeypatch.setattr(rdfxml, "common_shape", counted)
+    in_c = [pieces.piece_statements(str(source), start, stop, found.frame) for start, stop, _, _ in found.ranges()]
+    assert len(taken) > 20
+    assert 0 < taken.count(False) < len(taken)  # both readers had pieces
+    monkeypatch.setattr(rdfxml, "common_shape", lambda document: None)
+    by_pyoxigraph = [
+        pieces.piece_statements(str(source), start, stop, found.frame) for start, stop, _, _ in found.ranges()
+    ]
+    assert in_c == by_pyoxigraph
+    monkeypatch.undo()
+    # the whole run, its pieces read by the workers, is the document read in step
+    in_pieces, in_step = tmp_path / "pieces.nt", tmp_path / "step.nt"
+    _cut_lines(source, "http://x/", in_pieces, cut=True, piece=8192)
+    _cut_lines(source, "http://x/", in_step, cut=False)
+    assert in_pieces.read_bytes() == in_step.read_bytes()
+    # a bad IRI in a piece of the common shape is the document's error, as pyoxigraph says it
+    source.write_text(source.read_text().replace('"hdl:1765/2500"', '"hdl:1765/2500 x"'))
+    assert _error(source, "http://x/", in_pieces, cut=True, piece=8192) == _error(
+        source, "http://x/", in_step, cut=False
+    )
+
+
 @compiled
 @pytest.mark.parametrize(
     ("change", "why"),

@@ -231,6 +231,7 @@ def piece_statements(
     import pyoxigraph as ox
 
     from ldids.dumps.rdf_stream import as_written
+    from ldids.rdf.rdfxml import common_shape
 
     with open(path, "rb") as file:
         body = os.pread(file.fileno(), stop - start, start)
@@ -250,6 +251,10 @@ def piece_statements(
             wellformed.check(io.BytesIO(document))
         except wellformed.MalformedError as fault:
             raise PieceError(fault.message) from None
+        # the common shape, read in C as pyoxigraph reads it: no label drawn, none to relabel
+        lines = common_shape(document)
+        if lines is not None:
+            return lines
     parser = ox.parse(document, format=getattr(ox.RdfFormat, _OXIGRAPH[frame.fmt]), base_iri=frame.base)
     try:
         data = ox.serialize(parser, format=ox.RdfFormat.N_QUADS)
