@@ -93,6 +93,30 @@ static void skip_space(Reader *r) {
     }
 }
 
+/* White space and comments, where markup may stand (the prolog, between elements): the
+ * comments are no part of the graph. A comment that does not end is left for the caller to
+ * decline at its '<'. */
+static void skip_misc(Reader *r) {
+    for (;;) {
+        skip_space(r);
+        if (r->end - r->at < 4 || memcmp(r->at, "<!--", 4) != 0) {
+            return;
+        }
+        const unsigned char *p = r->at + 4;
+        for (;;) {
+            p = memchr(p, '-', (size_t)(r->end - p));
+            if (p == NULL || r->end - p < 3) {
+                return;
+            }
+            if (p[1] == '-' && p[2] == '>') {
+                break;
+            }
+            p++;
+        }
+        r->at = p + 3;
+    }
+}
+
 /* An XML name of ASCII name characters with at most one colon (a QName): else decline. */
 static int name(Reader *r, Span *span) {
     const unsigned char *start = r->at;
@@ -731,7 +755,7 @@ static int node_element(Reader *r, Span language_in_scope) {
     }
     int li = 1;
     while (!status && !tag.empty) {
-        skip_space(r);
+        skip_misc(r);
         if (r->end - r->at < 2 || r->at[0] != '<') {
             status = DECLINE;
         } else if (r->at[1] == '/') {
@@ -816,7 +840,7 @@ static int document(Reader *r) {
         return DECLINE; /* line ends XML normalizes (2.11) and pyoxigraph may not: declined */
     }
     TRY(declaration(r));
-    skip_space(r);
+    skip_misc(r);
     if (r->end - r->at < 2 || r->at[0] != '<' || r->at[1] == '!' || r->at[1] == '?') {
         return DECLINE;
     }
@@ -861,14 +885,14 @@ static int document(Reader *r) {
         TRY(language(root.values[i], &lang));
     }
     for (;;) {
-        skip_space(r);
+        skip_misc(r);
         if (r->end - r->at < 2 || r->at[0] != '<' || r->at[1] == '!' || r->at[1] == '?') {
             return DECLINE;
         }
         if (r->at[1] == '/') {
             r->at += 2;
             TRY(end_tag(r, root.name));
-            skip_space(r);
+            skip_misc(r);
             return r->at == r->end ? 0 : DECLINE;
         }
         r->at++;
