@@ -1,5 +1,5 @@
 """The optional C extensions (ldids/dumps/_scan.c, ldids/schemes/_canonical.c,
-ldids/rdf/_rdfxml.c); everything
+ldids/rdf/_rdfxml.c, ldids/rdf/_turtle.c); everything
 else is in pyproject.toml."""
 
 from setuptools import Extension, setup
@@ -8,11 +8,12 @@ from setuptools import Extension, setup
 # of ldids.dumps.stream and Scheme.canonical run in Python (same output, slower).
 setup(
     ext_modules=[
-        Extension(name, [source], optional=True, extra_compile_args=["-O2"])
-        for name, source in (
-            ("ldids.dumps._scan", "ldids/dumps/_scan.c"),
-            ("ldids.schemes._canonical", "ldids/schemes/_canonical.c"),
-            ("ldids.rdf._rdfxml", "ldids/rdf/_rdfxml.c"),
+        Extension(name, [source], optional=True, extra_compile_args=["-O2"], depends=depends)
+        for name, source, depends in (
+            ("ldids.dumps._scan", "ldids/dumps/_scan.c", []),
+            ("ldids.schemes._canonical", "ldids/schemes/_canonical.c", []),
+            ("ldids.rdf._rdfxml", "ldids/rdf/_rdfxml.c", ["ldids/rdf/_common_shape.h"]),
+            ("ldids.rdf._turtle", "ldids/rdf/_turtle.c", ["ldids/rdf/_common_shape.h"]),
         )
     ]
 )

@@ -244,24 +244,24 @@ def _common_shape(path: Path, elements: int) -> Path:
 def test_pieces_of_the_common_shape_are_read_in_c_as_pyoxigraph_reads_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ldids.rdf import rdfxml
+    from ldids.rdf import common_shape
 
     source = _common_shape(tmp_path / "common.rdf", 3000)
     found = pieces.cut(str(source), "xml", "http://x/", 8192, least=0)
     assert found is not None
     taken: list[bool] = []
-    read = rdfxml.common_shape
+    read = common_shape.rdf_xml
 
     def counted(document: bytes) -> bytes | None:
         lines = read(document)
         taken.append(lines is not None)
         return lines
 
-    monkeypatch.setattr(rdfxml, "common_shape", counted)
+    monkeypatch.setattr(common_shape, "rdf_xml", counted)
     in_c = [pieces.piece_statements(str(source), start, stop, found.frame) for start, stop, _, _ in found.ranges()]
     assert len(taken) > 20
     assert 0 < taken.count(False) < len(taken)  # both readers had pieces
-    monkeypatch.setattr(rdfxml, "common_shape", lambda document: None)
+    monkeypatch.setattr(common_shape, "rdf_xml", lambda document: None)
     by_pyoxigraph = [
         pieces.piece_statements(str(source), start, stop, found.frame) for start, stop, _, _ in found.ranges()
     ]
@@ -509,6 +509,81 @@ def test_a_piece_that_ends_in_another_state_stops_the_run(tmp_path: Path) -> Non
     source.write_bytes(data[:start] + changed + data[stop:])
     with pytest.raises(PieceError, match="a directive"):
         pieces.piece_statements(str(source), start, stop + len(changed) - len(piece), found.frame)
+
+
+def _common_turtle(path: Path, subjects: int, trig: bool = False) -> Path:
+    """A Turtle (or TriG) document of the common shape (ldids/rdf/_turtle.c reads it) with,
+    every 89th subject, a statement it declines (a list), so that some pieces are read by
+    pyoxigraph; in TriG, graph blocks labelled every way and statements between them."""
+    labels = ["<http://g.example/{n}>", "ex:g{n}", "_:g{n}", "GRAPH <http://h.example/{n}>", "", "graph ex:h{n}"]
+    statements = [
+        f'<info:fedora/demo:{n}> ex:id "demo:{n}" ; ex:link <hdl:1765/{n}> , ex:r{n}.x ;\n'
+        f'  ex:node _:b{n % 13} ; dc:title "t {n} \\"x\\" \\u00e9\\n"@EN-gb , \'s\' ; a ex:T ;;\n'
+        f'  ex:n {n} , -{n}.5 , true ; ex:d "2001-01-01"^^xsd:date ; ex:s "x"^^xsd:string .\n'
+        f"# a comment \u00e9 .\n_:b{n % 13} ex:n +{n} .\n" + ("<x:a> ex:list ( 1 ) .\n" if n % 89 == 0 else "")
+        for n in range(subjects)
+    ]
+    if trig:
+        text = "".join(
+            (labels[n % 6].format(n=n) + " {\n" + statement.replace(" .\n", " .\n  ") + "}\n" if n % 7 else statement)
+            for n, statement in enumerate(statements)
+        )
+    else:
+        text = "".join(statements)
+    xsd = "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
+    path.write_text(f"{PREFIXES}{xsd}{text}")
+    return path
+
+
+@compiled
+@pytest.mark.parametrize("trig", [False, True])
+def test_pieces_of_turtles_common_shape_are_read_in_c_as_pyoxigraph_reads_them(
+    trig: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ldids.rdf import common_shape
+
+    fmt = "trig" if trig else "turtle"
+    source = _common_turtle(tmp_path / f"common.{fmt}", 3000, trig)
+    found = pieces.cut(str(source), fmt, "http://x/", 8192, least=0)
+    assert found is not None
+    taken: list[bool] = []
+    read = common_shape.turtle
+
+    def counted(document: bytes, trig: bool, directives_before: int | None = None) -> bytes | None:
+        lines = read(document, trig, directives_before)
+        taken.append(lines is not None)
+        return lines
+
+    def statements() -> list[bytes]:
+        return [
+            pieces.piece_statements(str(source), start, stop, found.frame, opens, closes)
+            for start, stop, opens, closes in found.ranges()
+        ]
+
+    monkeypatch.setattr(common_shape, "turtle", counted)
+    in_c = statements()
+    assert len(taken) > 20
+    assert 0 < taken.count(False) < len(taken)  # both readers had pieces
+    monkeypatch.setattr(common_shape, "turtle", lambda document, trig, directives_before=None: None)
+    # the same statements but for the labels pyoxigraph draws for the lists' nodes, anew each parse
+    assert _numbered(b"".join(in_c)) == _numbered(b"".join(statements()))
+    monkeypatch.undo()
+    in_pieces, in_step = tmp_path / "pieces.nq", tmp_path / "step.nq"
+    _cut_lines(source, "http://x/", in_pieces, cut=True, piece=8192, fmt=fmt)
+    _cut_lines(source, "http://x/", in_step, cut=False, fmt=fmt)
+    _assert_same_output(in_pieces, in_step)
+    # a directive the cuts did not see, in a piece of the common shape: the piece fails
+    start, stop, opens, closes = next(
+        (start, stop, opens, closes)
+        for (start, stop, opens, closes), took in zip(found.ranges(), taken[: len(in_c)], strict=True)
+        if took and start > 0 and b"# a comment" in source.read_bytes()[start:stop]
+    )
+    data = source.read_bytes()
+    piece = data[start:stop]
+    changed = piece.replace("# a comment \u00e9 .\n".encode(), b"@prefix ex: <http://other/> .\n", 1)
+    source.write_bytes(data[:start] + changed + data[stop:])
+    with pytest.raises(PieceError):
+        pieces.piece_statements(str(source), start, stop + len(changed) - len(piece), found.frame, opens, closes)
 
 
 @compiled

@@ -47,7 +47,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ldids.errors import InputError, PieceError
-from ldids.rdf import wellformed, xmlcut
+from ldids.rdf import common_shape, wellformed, xmlcut
 from ldids.rdf.compression import compression_of
 
 __all__ = ["CUT_FROM", "FORMATS", "Frame", "Pieces", "cut", "piece_statements"]
@@ -231,7 +231,6 @@ def piece_statements(
     import pyoxigraph as ox
 
     from ldids.dumps.rdf_stream import as_written
-    from ldids.rdf.rdfxml import common_shape
 
     with open(path, "rb") as file:
         body = os.pread(file.fileno(), stop - start, start)
@@ -251,10 +250,16 @@ def piece_statements(
             wellformed.check(io.BytesIO(document))
         except wellformed.MalformedError as fault:
             raise PieceError(fault.message) from None
-        # the common shape, read in C as pyoxigraph reads it: no label drawn, none to relabel
-        lines = common_shape(document)
-        if lines is not None:
-            return lines
+    # the common shape, read in C as pyoxigraph reads it: no label drawn, none to relabel. A
+    # Turtle piece with a directive of its own declines (the first piece's are those the
+    # frame's state was read from), so one read in C ends in the state it started in; a TriG
+    # piece must still end in the block the cuts said.
+    if frame.fmt == "xml":
+        lines = common_shape.rdf_xml(document)
+    else:
+        lines = common_shape.turtle(document, frame.fmt == "trig", len(frame.head) if start > 0 else len(document))
+    if lines is not None and (closes is None or _last_graph(lines) == _graph_of(frame, closes)):
+        return lines
     parser = ox.parse(document, format=getattr(ox.RdfFormat, _OXIGRAPH[frame.fmt]), base_iri=frame.base)
     try:
         data = ox.serialize(parser, format=ox.RdfFormat.N_QUADS)

@@ -25,12 +25,10 @@ position: :func:`locate` reads the document again to find the line and column.
 from __future__ import annotations
 
 import itertools
-import os
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
-from types import ModuleType
 from typing import IO, Any, Literal, cast
 from urllib.parse import urljoin
 
@@ -41,13 +39,7 @@ from ldids.errors import InputError, offset_of, place
 from ldids.rdf import wellformed
 from ldids.rdf.files import InputStream
 
-__all__ = ["Document", "canonical_content", "common_shape", "locate", "malformed", "says_literal", "well_formed"]
-
-_common: ModuleType | None
-try:
-    from ldids.rdf import _rdfxml as _common
-except ImportError:  # built without a C compiler: pyoxigraph reads every document
-    _common = None
+__all__ = ["Document", "canonical_content", "locate", "malformed", "says_literal", "well_formed"]
 
 _RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 _PARSE_TYPE = f"{{{_RDF}}}parseType"
@@ -332,20 +324,6 @@ def well_formed(source: InputStream, shown: str) -> None:
         wellformed.check(cast("IO[bytes]", source))
     except wellformed.MalformedError as fault:
         raise malformed(fault, shown) from None
-
-
-def common_shape(document: bytes) -> bytes | None:
-    """The N-Quads lines of the well-formed XML ``document`` (checked by the caller) read by
-    the compiled reader of RDF/XML's common shape (``ldids/rdf/_rdfxml.c``): an ``rdf:RDF``
-    root of node elements naming their subjects by absolute IRIs or ``rdf:nodeID``, holding
-    property elements with ``rdf:resource``, ``rdf:nodeID`` or text. What pyoxigraph gives,
-    with :func:`ldids.dumps.rdf_stream.as_written`'s escapes, in a fraction of its time; None
-    where the document has another shape (pyoxigraph reads it), the extension was not built,
-    or ``LDIDS_PURE_PYTHON`` is set."""
-    if _common is None or os.environ.get("LDIDS_PURE_PYTHON"):
-        return None
-    lines: bytes | None = _common.nquads(document)
-    return lines
 
 
 def says_literal(data: bytes) -> bool:
