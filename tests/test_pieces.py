@@ -232,7 +232,7 @@ def _common_shape(path: Path, elements: int) -> Path:
             f'    <ex:n rdf:datatype="http://www.w3.org/2001/XMLSchema#integer">{n}</ex:n>\n'
             "  </rdf:Description>"
         )
-        if n % 97
+        if (n + 1) % 97
         else f'\n  <ex:T rdf:nodeID="t{n}"><ex:part><ex:T rdf:about="oai:example.org:{n}"/></ex:part></ex:T>'
         for n in range(elements)
     )
@@ -520,7 +520,7 @@ def _common_turtle(path: Path, subjects: int, trig: bool = False) -> Path:
         f'<info:fedora/demo:{n}> ex:id "demo:{n}" ; ex:link <hdl:1765/{n}> , ex:r{n}.x ;\n'
         f'  ex:node _:b{n % 13} ; dc:title "t {n} \\"x\\" \\u00e9\\n"@EN-gb , \'s\' ; a ex:T ;;\n'
         f'  ex:n {n} , -{n}.5 , true ; ex:d "2001-01-01"^^xsd:date ; ex:s "x"^^xsd:string .\n'
-        f"# a comment \u00e9 .\n_:b{n % 13} ex:n +{n} .\n" + ("<x:a> ex:list ( 1 ) .\n" if n % 89 == 0 else "")
+        f"# a comment \u00e9 .\n_:b{n % 13} ex:n +{n} .\n" + ("<x:a> ex:list ( 1 ) .\n" if n % 89 == 88 else "")
         for n in range(subjects)
     ]
     if trig:
@@ -533,6 +533,45 @@ def _common_turtle(path: Path, subjects: int, trig: bool = False) -> Path:
     xsd = "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
     path.write_text(f"{PREFIXES}{xsd}{text}")
     return path
+
+
+@compiled
+@pytest.mark.parametrize("fmt", ["xml", "turtle", "trig"])
+def test_one_process_reads_the_pieces_in_turn_where_they_are_read_in_c(fmt: str, tmp_path: Path) -> None:
+    """On 1 worker a document is cut only where its first piece is of the common shape: its
+    pieces are then read and normalized in turn, in the run's one process; else it is parsed
+    beside the run (or in step). Either way the output, and an error, are the document's."""
+    common = (
+        _common_shape(tmp_path / "c.rdf", 2000)
+        if fmt == "xml"
+        else _common_turtle(tmp_path / "c.ttl", 2000, fmt == "trig")
+    )
+    other = _large(tmp_path / "o.rdf", 200) if fmt == "xml" else _large_turtle(tmp_path / "o.ttl", 400)
+    if fmt == "trig":
+        other = _large_trig(tmp_path / "o.trig", 20)
+    for source, cut in ((common, True), (other, False)):
+        parsed = Parsed({str(source): fmt}, "http://x/", workers=1, cut=True, piece=8192, cut_from=0)
+        with open(source, "rb") as stream:
+            assert isinstance(parsed(str(source), stream), pieces.Pieces) == cut, source.name
+        in_pieces, in_step = tmp_path / "pieces.nq", tmp_path / "step.nq"
+        _cut_lines(source, "http://x/", in_pieces, cut=True, piece=8192, workers=1, fmt=fmt)
+        _cut_lines(source, "http://x/", in_step, cut=False, workers=1, fmt=fmt)
+        _assert_same_output(in_pieces, in_step)
+    # a bad IRI in a later piece: the document's error, with its line
+    text = common.read_text()
+    broken = text.replace('"hdl:1765/1500"', '"hdl:1765/1500 x"').replace("<hdl:1765/1500>", "<hdl:1765/1500 x>")
+    assert broken != text
+    common.write_text(broken)
+    output = tmp_path / "out.nq"
+    with pytest.raises(InputError) as in_pieces_error:
+        _cut_lines(common, "http://x/", output, cut=True, piece=8192, workers=1, fmt=fmt)
+    with pytest.raises(InputError) as in_step_error:
+        _cut_lines(common, "http://x/", output, cut=False, workers=1, fmt=fmt)
+    assert (in_pieces_error.value.message, in_pieces_error.value.line) == (
+        in_step_error.value.message,
+        in_step_error.value.line,
+    )
+    assert in_pieces_error.value.line is not None
 
 
 @compiled

@@ -50,7 +50,7 @@ from ldids.errors import InputError, PieceError
 from ldids.rdf import common_shape, wellformed, xmlcut
 from ldids.rdf.compression import compression_of
 
-__all__ = ["CUT_FROM", "FORMATS", "Frame", "Pieces", "cut", "piece_statements"]
+__all__ = ["CUT_FROM", "FORMATS", "Frame", "Pieces", "cut", "piece_statements", "read_in_c"]
 
 #: Files smaller than this are parsed in step: cutting gains less than it costs.
 CUT_FROM = 8 << 20
@@ -220,6 +220,42 @@ def _rdf_root(document: bytes) -> bool:
     return str(root.tag) == _RDF_ROOT
 
 
+def _document(path: str, start: int, stop: int, frame: Frame, opens: bytes | None, closes: bytes | None) -> bytes:
+    """The piece of ``path`` in bytes [start, stop) as a document of its own: the frame's
+    head before it (but the first), its graph block's label and braces around it (TriG), the
+    root's end tag after it (RDF/XML, but the last)."""
+    with open(path, "rb") as file:
+        body = os.pread(file.fileno(), stop - start, start)
+    if len(body) != stop - start:
+        raise PieceError(f"{path}: the file changed while it was read")
+    return b"".join(
+        (
+            frame.head if start > 0 else b"",
+            b"" if opens is None else opens + b" {\n",
+            body,
+            b"" if closes is None else b"\n}\n",
+            frame.close if stop < frame.size else b"",
+        )
+    )
+
+
+def _in_c(document: bytes, start: int, frame: Frame) -> bytes | None:
+    """The piece's statements read in C (:mod:`ldids.rdf.common_shape`), or None. A Turtle
+    piece with a directive of its own declines (the first piece's are those the frame's
+    state was read from), so one read in C ends in the state it started in."""
+    if frame.fmt == "xml":
+        return common_shape.rdf_xml(document)
+    return common_shape.turtle(document, frame.fmt == "trig", len(frame.head) if start > 0 else len(document))
+
+
+def read_in_c(pieces: Pieces) -> bool:
+    """Whether the first piece of ``pieces`` is of the common shape the compiled readers take:
+    where a run has one process, the pieces are worth reading in turn only then (else a
+    document is parsed beside it, on a core it leaves free: ldids.dumps.parse_beside)."""
+    start, stop, opens, closes = next(pieces.ranges())
+    return _in_c(_document(pieces.path, start, stop, pieces.frame, opens, closes), start, pieces.frame) is not None
+
+
 def piece_statements(
     path: str, start: int, stop: int, frame: Frame, opens: bytes | None = None, closes: bytes | None = None
 ) -> bytes:
@@ -232,32 +268,15 @@ def piece_statements(
 
     from ldids.dumps.rdf_stream import as_written
 
-    with open(path, "rb") as file:
-        body = os.pread(file.fileno(), stop - start, start)
-    if len(body) != stop - start:
-        raise PieceError(f"{path}: the file changed while it was read")
-    document = b"".join(
-        (
-            frame.head if start > 0 else b"",
-            b"" if opens is None else opens + b" {\n",
-            body,
-            b"" if closes is None else b"\n}\n",
-            frame.close if stop < frame.size else b"",
-        )
-    )
+    document = _document(path, start, stop, frame, opens, closes)
     if frame.fmt == "xml":
         try:
             wellformed.check(io.BytesIO(document))
         except wellformed.MalformedError as fault:
             raise PieceError(fault.message) from None
-    # the common shape, read in C as pyoxigraph reads it: no label drawn, none to relabel. A
-    # Turtle piece with a directive of its own declines (the first piece's are those the
-    # frame's state was read from), so one read in C ends in the state it started in; a TriG
-    # piece must still end in the block the cuts said.
-    if frame.fmt == "xml":
-        lines = common_shape.rdf_xml(document)
-    else:
-        lines = common_shape.turtle(document, frame.fmt == "trig", len(frame.head) if start > 0 else len(document))
+    # the common shape, read in C as pyoxigraph reads it: no label drawn, none to relabel; a
+    # TriG piece must still end in the block the cuts said
+    lines = _in_c(document, start, frame)
     if lines is not None and (closes is None or _last_graph(lines) == _graph_of(frame, closes)):
         return lines
     parser = ox.parse(document, format=getattr(ox.RdfFormat, _OXIGRAPH[frame.fmt]), base_iri=frame.base)

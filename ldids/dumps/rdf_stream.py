@@ -113,7 +113,8 @@ class Parsed:
     #: The run's worker processes (a large file is parsed beside them if they leave a core).
     workers: int = 1
     #: Whether a large Turtle or RDF/XML file may be cut into pieces that the workers parse
-    #: (a run of ``normalize_dump`` on 2 workers or more, ldids.dumps.pieces), of about
+    #: (a run of ``normalize_dump``, ldids.dumps.pieces; on 1 worker, where its first piece is
+    #: of the shape read in C, ldids.rdf.common_shape), of about
     #: ``piece`` bytes each (their N-Triples fit a worker's slot: Turtle's are some three
     #: times longer), from files of ``cut_from`` bytes on.
     cut: bool = False
@@ -127,9 +128,10 @@ class Parsed:
         if fmt is None:
             return source
         base = base_iri(path, self.base)
-        if self.cut and self.workers > 1 and not self.several:
+        if self.cut and not self.several:
             cut = pieces.cut(path, fmt, base, self.piece, self.cut_from)
-            if cut is not None:
+            # one process reads the pieces in turn: worth it where they are read in C
+            if cut is not None and (self.workers > 1 or pieces.read_in_c(cut)):
                 return cut
         if parse_beside.worth_it(path, self.workers):  # the same lines, parsed on a core left free
             return parse_beside.Beside(path, fmt, path, base=base, rename_blank_nodes=self.several)

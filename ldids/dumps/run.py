@@ -38,7 +38,7 @@ from ldids.dumps.blocks import Readable, blocks
 from ldids.dumps.parse_beside import Beside
 from ldids.dumps.pieces import Pieces
 from ldids.dumps.pool import Found, _append_part, _Part, _Pool, _split_links, _write_halves
-from ldids.dumps.serve import _BUFFERS, _Chunk, _detached, _output_buffer, _written
+from ldids.dumps.serve import _BUFFERS, _Chunk, _detached, _output_buffer, _run_chunk, _written
 from ldids.dumps.sorting import SortedUnique, difference
 from ldids.dumps.stream import (
     BadLine,
@@ -212,13 +212,16 @@ def _results(
     local to the block. The output is the caller's to write, and to hand to
     :func:`_written` (or close), before the next result comes."""
     if isinstance(source, Pieces):
-        assert pool is not None, "a document is cut for a run's workers only"
         chunks = (
             _Chunk(source.path, start, stop, frame=source.frame, blocks=(opens, closes))
             for start, stop, opens, closes in source.ranges()
         )
         try:
-            yield from _pooled(chunks, pool, workers)
+            if pool is None:  # one process: each piece read and normalized in turn
+                for chunk in chunks:
+                    yield *_detached(_run_chunk(chunk, settings)[0]), chunk.stop
+            else:
+                yield from _pooled(chunks, pool, workers)
         except PieceError:
             raise source.error() from None
         return
