@@ -384,7 +384,9 @@ static int literal(Reader *r, Text *into) {
     } else if (p == digits) {
         return DECLINE;
     }
-    if (p < r->end && (*p == 'e' || *p == 'E')) {
+    /* an exponent, or '.' and one ("1.e5", and "1.e:x", which the lexer reads as a double
+     * with no exponent's digits) */
+    if (p < r->end && (*p == 'e' || *p == 'E' || (*p == '.' && r->end - p >= 2 && (p[1] == 'e' || p[1] == 'E')))) {
         return DECLINE;
     }
     r->at = p;
