@@ -14,12 +14,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
 
 _rdfxml: ModuleType | None
 try:
@@ -43,14 +40,9 @@ Reader = Callable[[bytes], "bytes | None"]
 
 
 @pytest.fixture(scope="module")
-def fuzz() -> ModuleType:
+def fuzz(benchmark_module: Callable[[str], ModuleType]) -> ModuleType:
     """benchmarks/fuzz_rdfxml.py: the document generator and the law."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import fuzz_rdfxml
-    finally:
-        sys.path.pop(0)
-    return fuzz_rdfxml
+    return benchmark_module("fuzz_rdfxml")
 
 
 @pytest.fixture(scope="module")
@@ -294,6 +286,13 @@ DECLINED = [
         id="about-and-node-id",
     ),
     pytest.param(described('<v:p rdf:resource="http://a.example/">text</v:p>'), id="resource-and-text"),
+    pytest.param(
+        document(
+            '<rdf:Description rdf:about="http://a.example/"><v:p>x</v:p></rdf:Description>',
+            root=' xmlns:xml="http://x.example/"',
+        ),
+        id="xml-prefix-bound-elsewhere",
+    ),
     # Outside the subset: pyoxigraph reads them.
     pytest.param(
         document('<rdf:Description rdf:about="x"><v:p>y</v:p></rdf:Description>', root=' xml:base="http://b.example/"'),

@@ -248,4 +248,13 @@ static int put_language(Text *out, const char *tag, size_t length) {
     return 0;
 }
 
+/* What a reader's nquads() returns for the ``status`` of its reading: the lines it wrote
+ * (``out``), None where it declined, NULL where an exception is set. */
+static PyObject *reading_result(int status, const Text *out) {
+    if (status == 0) {
+        return PyBytes_FromStringAndSize(out->text ? out->text : "", (Py_ssize_t)out->length);
+    }
+    return status == DECLINE ? Py_NewRef(Py_None) : NULL;
+}
+
 #endif

@@ -621,7 +621,10 @@ static int document(Reader *r) {
         if (!is_default && !(key.length > 6 && memcmp(key.start, "xmlns:", 6) == 0)) {
             continue;
         }
-        if (r->count == MAX_NAMESPACES) {
+        /* the prefixes xml and xmlns are bound once and for all (Namespaces in XML 1.0, 3):
+         * a declaration of either is pyoxigraph's to refuse or read */
+        if (r->count == MAX_NAMESPACES || (key.length == 9 && memcmp(key.start, "xmlns:xml", 9) == 0) ||
+            (key.length == 11 && memcmp(key.start, "xmlns:xmlns", 11) == 0)) {
             return DECLINE;
         }
         Namespace *ns = &r->namespaces[r->count++];
@@ -677,12 +680,7 @@ static PyObject *nquads(PyObject *module, PyObject *arg) {
     r->at = view.buf;
     r->end = r->at + view.len;
     int status = document(r);
-    PyObject *result = NULL;
-    if (status == 0) {
-        result = PyBytes_FromStringAndSize(r->out.text ? r->out.text : "", (Py_ssize_t)r->out.length);
-    } else if (status == DECLINE) {
-        result = Py_NewRef(Py_None);
-    }
+    PyObject *result = reading_result(status, &r->out);
     for (int i = 0; i < r->count; i++) {
         PyMem_Free(r->namespaces[i].uri.text);
     }

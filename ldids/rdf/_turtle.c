@@ -638,12 +638,7 @@ static PyObject *nquads(PyObject *module, PyObject *args) {
     r->trig = trig;
     r->directives_before = directives_before;
     int status = view.len >= 3 && memcmp(view.buf, "\xEF\xBB\xBF", 3) == 0 ? DECLINE : statements(r, 0);
-    PyObject *result = NULL;
-    if (status == 0) {
-        result = PyBytes_FromStringAndSize(r->out.text ? r->out.text : "", (Py_ssize_t)r->out.length);
-    } else if (status == DECLINE) {
-        result = Py_NewRef(Py_None);
-    }
+    PyObject *result = reading_result(status, &r->out);
     for (int i = 0; i < r->count; i++) {
         PyMem_Free(r->prefixes[i].iri.text);
     }
