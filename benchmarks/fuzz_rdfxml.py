@@ -25,17 +25,31 @@ if the law breaks (each failing document is shrunk to a small one that still fai
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import io
 import random
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
+import fuzz_common
 import pyoxigraph
+from fuzz_common import (
+    RDF,
+    TYPE_NAMES,
+    WORDS,
+    XSD,
+    Iris,
+    digits,
+    good_language,
+    label,
+    mutate,
+    rejection,
+    report,
+    verdict,
+)
 from pyoxigraph import RdfFormat
 
 from ldids.dumps.rdf_stream import as_written
@@ -43,9 +57,6 @@ from ldids.rdf import wellformed
 
 #: The compiled reader's signature: a document's N-Quads lines, or None.
 Reader = Callable[[bytes], "bytes | None"]
-
-RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-XSD = "http://www.w3.org/2001/XMLSchema#"
 
 #: The outcomes :func:`check` tells.
 OUTCOMES = ("fast-equal", "fallback", "pyoxigraph-error-fallback", "malformed")
@@ -65,7 +76,7 @@ def reference(document: bytes) -> bytes | None:
     """pyoxigraph's N-Quads of ``document``, rewritten as ldids writes literals; None if it
     rejects the document."""
     try:
-        data = pyoxigraph.serialize(pyoxigraph.parse(document, format=RdfFormat.RDF_XML), format=RdfFormat.N_QUADS)
+        data = parsed(document)
     except (SyntaxError, ValueError):
         return None
     assert data is not None
@@ -86,42 +97,11 @@ def check(document: bytes, nquads: Reader | None = None) -> str:
     if not well_formed(document):
         return "malformed"
     fast = (nquads or compiled())(document)
-    if fast is not None and type(fast) is not bytes:
-        raise AssertionError(f"the fast path gave a {type(fast).__name__}, not bytes or None\n{show(document)}")
-    expected = reference(document)
-    if fast is None:
-        return "fallback" if expected is not None else "pyoxigraph-error-fallback"
-    if expected is None:
-        try:
-            pyoxigraph.serialize(pyoxigraph.parse(document, format=RdfFormat.RDF_XML), format=RdfFormat.N_QUADS)
-        except (SyntaxError, ValueError) as error:
-            why = f"{type(error).__name__}: {error}"
-        raise AssertionError(
-            f"the fast path answered for a document pyoxigraph rejects ({why})\n"
-            f"fast path:\n{lines(fast)}\n{show(document)}"
-        )
-    if fast != expected:
-        raise AssertionError(
-            f"the fast path differs from pyoxigraph{first_difference(fast, expected)}\n"
-            f"fast path:\n{lines(fast)}\npyoxigraph (as written):\n{lines(expected)}\n{show(document)}"
-        )
-    return "fast-equal"
+    return verdict(document, fast, reference(document), partial(rejection, partial(parsed, document)))
 
 
-def lines(data: bytes) -> str:
-    return "\n".join(f"  {line!r}" for line in data.splitlines(keepends=True)) or "  (no lines)"
-
-
-def show(document: bytes) -> str:
-    return f"document ({len(document)} bytes):\n{document!r}"
-
-
-def first_difference(fast: bytes, expected: bytes) -> str:
-    ours, theirs = fast.splitlines(keepends=True), expected.splitlines(keepends=True)
-    for number, (one, other) in enumerate(zip(ours, theirs, strict=False), 1):
-        if one != other:
-            return f" at line {number}:\n  fast:       {one!r}\n  pyoxigraph: {other!r}"
-    return f": {len(ours)} lines against {len(theirs)}"
+def parsed(document: bytes) -> bytes | None:
+    return pyoxigraph.serialize(pyoxigraph.parse(document, format=RdfFormat.RDF_XML), format=RdfFormat.N_QUADS)
 
 
 # -- Pieces of documents -------------------------------------------------------------------
@@ -157,7 +137,6 @@ LOCAL_NAMES = (
     "Record",
     "xmlish",
 )
-TYPE_NAMES = ("Thing", "Record", "Person", "Collection", "Item", "A", "x.y")
 #: rdf: names that may name a typed node element.
 RDF_CLASSES = ("Bag", "Seq", "Alt", "List", "Statement", "Property", "XMLLiteral", "Thing")
 #: rdf: names that may not name a property element (RDF/XML §7.2.3, and the removed ones).
@@ -189,27 +168,6 @@ DATATYPES = (
     "http://example.org/dt#custom",
     "urn:x-dt:a",
 )
-LABELS = ("b1", "b6168", "b19677", "node1", "n", "_a", "a.b", "a-b", "A_1", "x1y2", "genid42", "B0")
-#: Language tags of the forms language[-script][-region], in the case pyoxigraph is given.
-LANGUAGES = (
-    "en",
-    "de",
-    "EN",
-    "En",
-    "en-US",
-    "EN-us",
-    "en-gb",
-    "zh-Hant-TW",
-    "zh-hant",
-    "sr-Latn",
-    "SR-LATN-RS",
-    "es-419",
-    "fra",
-    "nl-BE",
-    "pt-BR",
-    "ja",
-    "und",
-)
 #: Valid language tags outside that form, and invalid ones.
 ODD_LANGUAGES = (
     "de-CH-1996",
@@ -240,7 +198,6 @@ ODD_LANGUAGES = (
     "en-12",
     "e",
 )
-WORDS = ("A title of record", "Ein Titel", "with some words in it", "demo%3a91945", "2001-01-26", "442182", "x")
 #: Text pieces: plain, Unicode (astral too), quotes, backslashes and what looks like escapes.
 TEXT_PIECES = (
     "é",
@@ -360,96 +317,18 @@ def escape_attribute(rng: random.Random, value: str, quote: str, refs: float = 0
 
 # -- IRIs ----------------------------------------------------------------------------------
 
-HEX = "0123456789ABCDEF"
-
-
-def hex_escape(rng: random.Random) -> str:
-    text = "%" + rng.choice(HEX) + rng.choice(HEX)
-    return text.lower() if rng.random() < 0.3 else text
-
-
-def digits(rng: random.Random, low: int = 1, high: int = 7) -> str:
-    return str(rng.randrange(10 ** rng.randint(low, high)))
-
-
 #: Absolute IRIs at the edges of the grammar: empty parts, dot segments, odd ports and hosts.
 EDGE_IRIS = (
-    "http://example.org",
-    "http://example.org/",
-    "HTTP://EXAMPLE.ORG/A",
-    "x:y",
-    "a+b-c.d:e",
-    "http://",
-    "x:",
-    "http:/a",
-    "http:a",
-    "http://ex%41mple.org/",
-    "http://u:p@h/",
-    "http://a:65536/",
-    "http://a:99999999999999999999/",
-    "http://:80/",
-    "http://@/",
-    "file:///",
-    "a:b:c",
-    "x:////",
-    "http://a/%00",
-    "http://a/?#",
-    "http://a/#",
-    "http://a/#?/@:",
-    "http://a:80@b/",
-    "http://a/b/../c",
-    "http://a/./b",
-    "http://a.",
-    "http://-a-/",
-    "http://a_b/",
-    "h:#",
-    "h:?",
+    *fuzz_common.EDGE_IRIS,
     "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
     "http://a/'",
 )
+IRIS = Iris(EDGE_IRIS, NAMESPACES, LOCAL_NAMES, "http://purl.org/poi/example.org/item")
 
 
 def good_iri(rng: random.Random) -> str:
     """An absolute ASCII IRI of the forms the dumps hold."""
-    roll = rng.randrange(16)
-    if roll == 0:
-        return f"http://example.org/resource/{digits(rng)}"
-    if roll == 1:
-        return f"hdl:{rng.choice(['1765', '100.102', '10.1000', '11858/00-1735'])}/{digits(rng)}"
-    if roll == 2:
-        return "hdl:100.102/" + "".join(rng.choice("0123456789abcdef") for _ in range(32))
-    if roll == 3:
-        pid = rng.choice(["demo:", "demo%3a", "demo%3A", "changeme:", "a:"]) + digits(rng)
-        tail = rng.choice(["", "", "/DS1", "/DS%2d1", "/RELS-EXT", "/bdef:1/view?a=1&b=2"])
-        return rng.choice(["info:fedora/", "INFO:FEDORA/"]) + pid + tail
-    if roll == 4:
-        return f"oai:{rng.choice(['example.org', 'arXiv.org', 'an.oai.org'])}:item{digits(rng)}"
-    if roll == 5:
-        query = "&".join(f"{rng.choice('abkq')}={digits(rng, 0, 3)}" for _ in range(rng.randint(1, 4)))
-        return f"http://example.org/search?{query}"
-    if roll == 6:
-        return f"http://example.org/doc{digits(rng, 0, 3)}#{rng.choice(['frag', 'x', 'a-b', '', 'sec%201', 'a/b?c'])}"
-    if roll == 7:
-        return "http://example.org/" + "".join(
-            hex_escape(rng) if rng.random() < 0.3 else rng.choice("abcxyz019-._~") for _ in range(rng.randint(1, 12))
-        )
-    if roll == 8:
-        return f"https://user@example.com:{rng.choice(['8080', '443', '1'])}/p/a;b=c/d,e?x=y#z"
-    if roll == 9:
-        return f"urn:uuid:{rng.getrandbits(128):032x}"
-    if roll == 10:
-        return rng.choice(
-            ["mailto:a@example.org", "tag:example.org,2024:x", "file:///tmp/a.txt", "urn:isbn:0451450523"]
-        )
-    if roll == 11:
-        return f"http://purl.org/poi/example.org/item{digits(rng)}"
-    if roll == 12:
-        return "http://example.org/" + "".join(rng.choice("!$&'()*+,;=:@/") for _ in range(rng.randint(1, 6)))
-    if roll == 13:
-        return rng.choice(EDGE_IRIS)
-    if roll == 14:
-        return rng.choice(NAMESPACES) + rng.choice(LOCAL_NAMES)
-    return f"http://hdl.handle.net/1765/{digits(rng)}"
+    return fuzz_common.good_iri(rng, IRIS)
 
 
 def odd_iri(rng: random.Random) -> str:
@@ -645,25 +524,6 @@ def text_content(rng: random.Random, text: str, refs: float = 0.03) -> str:
     for part in escaped[1:]:
         out += pick_reference(rng) + part
     return out
-
-
-def good_language(rng: random.Random) -> str:
-    if rng.random() < 0.7:
-        return rng.choice(LANGUAGES)
-    language = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.choice([2, 2, 3])))
-    if rng.random() < 0.3:
-        language += (
-            "-"
-            + rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-            + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(3))
-        )
-    if rng.random() < 0.5:
-        language += "-" + (rng.choice(["US", "gb", "Ch", "419", "001", "DE"]))
-    return "".join(ch.upper() if rng.random() < 0.2 else ch for ch in language)
-
-
-def label(rng: random.Random) -> str:
-    return rng.choice(LABELS) if rng.random() < 0.3 else f"b{digits(rng)}"
 
 
 def datatype(rng: random.Random) -> str:
@@ -999,42 +859,13 @@ SWAPS = (
 
 def mutated(rng: random.Random) -> bytes:
     """A document inside the subset with one to three byte-level changes."""
-    data = bytearray(inside(rng))
-    for _ in range(rng.randint(1, 3)):
-        if not data:
-            break
-        at = rng.randrange(len(data))
-        roll = rng.randrange(8)
-        if roll == 0:
-            del data[at]
-        elif roll == 1:
-            data.insert(at, rng.choice(MUTANTS))
-        elif roll == 2:
-            data[at] = rng.choice(MUTANTS)
-        elif roll == 3:
-            end = min(len(data), at + rng.randint(1, 40))
-            data[at:at] = data[at:end]
-        elif roll == 4:
-            del data[at : at + rng.randint(1, 40)]
-        elif roll == 5:
-            old, new = rng.choice(SWAPS)
-            found = data.find(old, at)
-            if found < 0:
-                found = data.find(old)
-            if found >= 0:
-                data[found : found + len(old)] = new
-        elif roll == 6:
-            data[at] = data[at] ^ (1 << rng.randrange(8))
-        else:
-            del data[at:]
-    return bytes(data)
+    return mutate(rng, inside(rng), MUTANTS, SWAPS)
 
 
 def documents(seed: int, count: int) -> Iterator[bytes]:
     """``count`` documents: about half inside the subset, a quarter with a twist, the rest
     mutations; the same ``seed`` gives the same documents."""
-    for _, document in kinds(seed, count):
-        yield document
+    return fuzz_common.documents(kinds(seed, count))
 
 
 #: The kinds of generated document, and how often each comes.
@@ -1043,28 +874,14 @@ KINDS = (("inside", 0.55), ("twisted", 0.25), ("mutated", 0.2))
 
 def kinds(seed: int, count: int) -> Iterator[tuple[str, bytes]]:
     """:func:`documents`, each with its kind (one of :data:`KINDS`)."""
-    rng = random.Random(seed)
-    makers = {"inside": inside, "twisted": twisted, "mutated": mutated}
-    names, shares = [kind for kind, _ in KINDS], [share for _, share in KINDS]
-    for _ in range(count):
-        kind = rng.choices(names, shares)[0]
-        yield kind, makers[kind](rng)
+    yield from fuzz_common.generated(seed, count, KINDS, {"inside": inside, "twisted": twisted, "mutated": mutated})
 
 
 # -- Runs ----------------------------------------------------------------------------------
 
 
-@dataclass
-class Tally:
-    outcomes: Counter[str] = field(default_factory=Counter)
-    #: Outcomes by kind of document.
-    by_kind: Counter[tuple[str, str]] = field(default_factory=Counter)
-    failures: list[str] = field(default_factory=list)
-    failing: list[bytes] = field(default_factory=list)
-
-    @property
-    def total(self) -> int:
-        return sum(self.outcomes.values())
+#: A run's outcomes, and its failing documents.
+Tally = fuzz_common.Tally[bytes]
 
 
 def run(seed: int, count: int, nquads: Reader | None = None) -> Tally:
@@ -1072,14 +889,7 @@ def run(seed: int, count: int, nquads: Reader | None = None) -> Tally:
     reader = nquads or compiled()
     tally = Tally()
     for kind, document in kinds(seed, count):
-        try:
-            outcome = check(document, reader)
-        except AssertionError as failure:
-            outcome = "DIFFERENT"
-            tally.failures.append(str(failure))
-            tally.failing.append(document)
-        tally.outcomes[outcome] += 1
-        tally.by_kind[kind, outcome] += 1
+        tally.take((kind,), document, partial(check, document, reader))
     return tally
 
 
@@ -1094,50 +904,21 @@ def fails(document: bytes, nquads: Reader) -> bool:
 def shrink(document: bytes, nquads: Reader, budget: int = 4000) -> bytes:
     """A smaller document that still breaks the law: lines, then ever smaller runs of
     bytes, taken out while it does."""
-    best = document
-    tries = 0
-    size = max(1, len(best) // 2)
-    while size >= 1 and tries < budget:
-        at = 0
-        changed = False
-        while at < len(best) and tries < budget:
-            candidate = best[:at] + best[at + size :]
-            tries += 1
-            if candidate and fails(candidate, nquads):
-                best, changed = candidate, True
-            else:
-                at += size
-        if not changed:
-            size //= 2
-    return best
+    return fuzz_common.shrink(document, lambda candidate: fails(candidate, nquads), budget)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--count", type=int, default=20_000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--stand-in", action="store_true", help="a fast path that always says None (the plumbing)")
-    parser.add_argument("--shown", type=int, default=5, help="failures shown, each shrunk")
-    options = parser.parse_args(argv)
+    options = fuzz_common.options(__doc__, argv)
     reader: Reader = (lambda document: None) if options.stand_in else compiled()
     started = time.perf_counter()
     tally = run(options.seed, options.count, reader)
     elapsed = time.perf_counter() - started
-    for outcome in (*OUTCOMES, "DIFFERENT"):
-        share = tally.outcomes[outcome] / max(tally.total, 1)
-        print(f"{outcome:>26} {tally.outcomes[outcome]:>9} {share:7.1%}")
+    fuzz_common.print_outcomes(tally, (*OUTCOMES, "DIFFERENT"))
     print(f"{tally.total} documents, seed {options.seed}, {elapsed:.1f} s; by kind:")
     for kind, _ in KINDS:
         counts = ", ".join(f"{outcome} {tally.by_kind[kind, outcome]}" for outcome in (*OUTCOMES, "DIFFERENT"))
         print(f"  {kind:>8}: {counts}")
-    for failure, document in list(zip(tally.failures, tally.failing, strict=True))[: options.shown]:
-        print("\n" + "=" * 80 + "\n" + failure)
-        small = shrink(document, reader)
-        try:
-            check(small, reader)
-        except AssertionError as again:
-            print("\n-- shrunk to:\n" + str(again))
-    return 1 if tally.failures else 0
+    return report(tally, options.shown, lambda document: check(shrink(document, reader), reader))
 
 
 if __name__ == "__main__":

@@ -26,25 +26,23 @@ fails).
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import random
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
+import fuzz_common
 import pyoxigraph
+from fuzz_common import RDF, WORDS, XSD, Iris, digits, good_language, mutate, rejection, report, verdict
 from pyoxigraph import RdfFormat
 
 from ldids.dumps.rdf_stream import as_written
 
 #: The compiled reader's signature: a document's N-Quads lines (``trig``: read as TriG), or None.
 Reader = Callable[[bytes, bool], "bytes | None"]
-
-RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-XSD = "http://www.w3.org/2001/XMLSchema#"
 
 #: The outcomes :func:`check` tells.
 OUTCOMES = ("fast-equal", "fallback", "pyoxigraph-error-fallback")
@@ -85,46 +83,8 @@ def check(document: bytes, trig: bool = False, nquads: Reader | None = None) -> 
     AssertionError if the fast path (``nquads``, by default the compiled reader) breaks the
     law on it."""
     fast = (nquads or compiled())(document, trig)
-    name = FORMATS[trig]
-    if fast is not None and type(fast) is not bytes:
-        raise AssertionError(
-            f"the fast path gave a {type(fast).__name__}, not bytes or None ({name})\n{show(document)}"
-        )
-    expected = reference(document, trig)
-    if fast is None:
-        return "fallback" if expected is not None else "pyoxigraph-error-fallback"
-    if expected is None:
-        why = ""
-        try:
-            parsed(document, trig)
-        except (SyntaxError, ValueError) as error:
-            why = f"{type(error).__name__}: {error}"
-        raise AssertionError(
-            f"the fast path answered for a document pyoxigraph rejects as {name} ({why})\n"
-            f"fast path:\n{lines(fast)}\n{show(document)}"
-        )
-    if fast != expected:
-        raise AssertionError(
-            f"the fast path differs from pyoxigraph ({name}){first_difference(fast, expected)}\n"
-            f"fast path:\n{lines(fast)}\npyoxigraph (as written):\n{lines(expected)}\n{show(document)}"
-        )
-    return "fast-equal"
-
-
-def lines(data: bytes) -> str:
-    return "\n".join(f"  {line!r}" for line in data.splitlines(keepends=True)) or "  (no lines)"
-
-
-def show(document: bytes) -> str:
-    return f"document ({len(document)} bytes):\n{document!r}"
-
-
-def first_difference(fast: bytes, expected: bytes) -> str:
-    ours, theirs = fast.splitlines(keepends=True), expected.splitlines(keepends=True)
-    for number, (one, other) in enumerate(zip(ours, theirs, strict=False), 1):
-        if one != other:
-            return f" at line {number}:\n  fast:       {one!r}\n  pyoxigraph: {other!r}"
-    return f": {len(ours)} lines against {len(theirs)}"
+    why = partial(rejection, partial(parsed, document, trig))
+    return verdict(document, fast, reference(document, trig), why, FORMATS[trig])
 
 
 # -- Pieces of documents -------------------------------------------------------------------
@@ -202,28 +162,7 @@ LOCAL_NAMES = (
     "Thing",
     "Record",
 )
-TYPE_NAMES = ("Thing", "Record", "Person", "Collection", "Item", "A", "x.y")
-LABELS = ("b1", "b6168", "b19677", "node1", "n", "_a", "a.b", "a-b", "A_1", "x1y2", "genid42", "B0", "0", "1a", "_")
-#: Language tags of the forms language[-script][-region], in the case pyoxigraph is given.
-LANGUAGES = (
-    "en",
-    "de",
-    "EN",
-    "En",
-    "en-US",
-    "EN-us",
-    "en-gb",
-    "zh-Hant-TW",
-    "zh-hant",
-    "sr-Latn",
-    "SR-LATN-RS",
-    "es-419",
-    "fra",
-    "nl-BE",
-    "pt-BR",
-    "ja",
-    "und",
-)
+LABELS = (*fuzz_common.LABELS, "0", "1a", "_")
 #: Valid language tags outside that form, and invalid ones.
 ODD_LANGUAGES = (
     "de-CH-1996",
@@ -254,7 +193,6 @@ ODD_LANGUAGES = (
     "en-1234",
     "en-a",
 )
-WORDS = ("A title of record", "Ein Titel", "with some words in it", "demo%3a91945", "2001-01-26", "442182", "x")
 #: Pieces of string literals, as written inside the quotes (the quote itself is added apart).
 STRING_PIECES = (
     "é",
@@ -333,97 +271,19 @@ BAD_STRING_PIECES = (
     "\r",
     "\\U0000D800",
 )
-HEX = "0123456789ABCDEF"
-
-
-def hex_escape(rng: random.Random) -> str:
-    text = "%" + rng.choice(HEX) + rng.choice(HEX)
-    return text.lower() if rng.random() < 0.3 else text
-
-
-def digits(rng: random.Random, low: int = 1, high: int = 7) -> str:
-    return str(rng.randrange(10 ** rng.randint(low, high)))
-
-
 #: Absolute IRIs at the edges of the grammar: empty parts, dot segments, odd ports and hosts.
 EDGE_IRIS = (
-    "http://example.org",
-    "http://example.org/",
-    "HTTP://EXAMPLE.ORG/A",
-    "x:y",
-    "a+b-c.d:e",
-    "http://",
-    "x:",
-    "http:/a",
-    "http:a",
-    "http://ex%41mple.org/",
-    "http://u:p@h/",
-    "http://a:65536/",
-    "http://a:99999999999999999999/",
-    "http://:80/",
-    "http://@/",
-    "file:///",
-    "a:b:c",
-    "x:////",
-    "http://a/%00",
-    "http://a/?#",
-    "http://a/#",
-    "http://a/#?/@:",
-    "http://a:80@b/",
-    "http://a/b/../c",
-    "http://a/./b",
-    "http://a.",
-    "http://-a-/",
-    "http://a_b/",
-    "h:#",
-    "h:?",
+    *fuzz_common.EDGE_IRIS,
     "http://a/'",
     "http://a/(x)*!$&;=,+",
     "http://a/~",
 )
+IRIS = Iris(EDGE_IRIS, NAMESPACES, ("p", "title", "isPartOf", "Thing", "a-b"), "https://PURL.ORG/poi/arXiv.org/hep-th/")
 
 
 def good_iri(rng: random.Random) -> str:
     """An absolute ASCII IRI of the forms the dumps hold."""
-    roll = rng.randrange(16)
-    if roll == 0:
-        return f"http://example.org/resource/{digits(rng)}"
-    if roll == 1:
-        return f"hdl:{rng.choice(['1765', '100.102', '10.1000', '11858/00-1735'])}/{digits(rng)}"
-    if roll == 2:
-        return "hdl:100.102/" + "".join(rng.choice("0123456789abcdef") for _ in range(32))
-    if roll == 3:
-        pid = rng.choice(["demo:", "demo%3a", "demo%3A", "changeme:", "a:"]) + digits(rng)
-        tail = rng.choice(["", "", "/DS1", "/DS%2d1", "/RELS-EXT", "/bdef:1/view?a=1&b=2"])
-        return rng.choice(["info:fedora/", "INFO:FEDORA/"]) + pid + tail
-    if roll == 4:
-        return f"oai:{rng.choice(['example.org', 'arXiv.org', 'an.oai.org'])}:item{digits(rng)}"
-    if roll == 5:
-        query = "&".join(f"{rng.choice('abkq')}={digits(rng, 0, 3)}" for _ in range(rng.randint(1, 4)))
-        return f"http://example.org/search?{query}"
-    if roll == 6:
-        return f"http://example.org/doc{digits(rng, 0, 3)}#{rng.choice(['frag', 'x', 'a-b', '', 'sec%201', 'a/b?c'])}"
-    if roll == 7:
-        return "http://example.org/" + "".join(
-            hex_escape(rng) if rng.random() < 0.3 else rng.choice("abcxyz019-._~") for _ in range(rng.randint(1, 12))
-        )
-    if roll == 8:
-        return f"https://user@example.com:{rng.choice(['8080', '443', '1'])}/p/a;b=c/d,e?x=y#z"
-    if roll == 9:
-        return f"urn:uuid:{rng.getrandbits(128):032x}"
-    if roll == 10:
-        return rng.choice(
-            ["mailto:a@example.org", "tag:example.org,2024:x", "file:///tmp/a.txt", "urn:isbn:0451450523"]
-        )
-    if roll == 11:
-        return f"https://PURL.ORG/poi/arXiv.org/hep-th/{digits(rng)}"
-    if roll == 12:
-        return "http://example.org/" + "".join(rng.choice("!$&'()*+,;=:@/") for _ in range(rng.randint(1, 6)))
-    if roll == 13:
-        return rng.choice(EDGE_IRIS)
-    if roll == 14:
-        return rng.choice(NAMESPACES) + rng.choice(["p", "title", "isPartOf", "Thing", "a-b"])
-    return f"http://hdl.handle.net/1765/{digits(rng)}"
+    return fuzz_common.good_iri(rng, IRIS)
 
 
 def odd_iri(rng: random.Random) -> str:
@@ -635,23 +495,8 @@ def string_text(rng: random.Random, quote: str, plain: bool) -> str:
     return "".join(pieces)
 
 
-def good_language(rng: random.Random) -> str:
-    if rng.random() < 0.7:
-        return rng.choice(LANGUAGES)
-    language = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.choice([2, 2, 3])))
-    if rng.random() < 0.3:
-        language += (
-            "-"
-            + rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-            + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(3))
-        )
-    if rng.random() < 0.5:
-        language += "-" + (rng.choice(["US", "gb", "Ch", "419", "001", "DE"]))
-    return "".join(ch.upper() if rng.random() < 0.2 else ch for ch in language)
-
-
 def label(rng: random.Random) -> str:
-    return rng.choice(LABELS) if rng.random() < 0.3 else f"b{digits(rng)}"
+    return fuzz_common.label(rng, LABELS)
 
 
 def style(rng: random.Random) -> Style:
@@ -886,44 +731,13 @@ SWAPS = (
 
 def mutated(rng: random.Random) -> bytes:
     """A document inside the subset with one to three byte-level changes."""
-    data = bytearray(inside(rng))
-    for _ in range(rng.randint(1, 3)):
-        if not data:
-            break
-        at = rng.randrange(len(data))
-        roll = rng.randrange(9)
-        if roll == 0:
-            del data[at]
-        elif roll == 1:
-            data.insert(at, rng.choice(MUTANTS))
-        elif roll == 2:
-            data[at] = rng.choice(MUTANTS)
-        elif roll == 3:
-            end = min(len(data), at + rng.randint(1, 40))
-            data[at:at] = data[at:end]
-        elif roll == 4:
-            del data[at : at + rng.randint(1, 40)]
-        elif roll == 5:
-            old, new = rng.choice(SWAPS)
-            found = data.find(old, at)
-            if found < 0:
-                found = data.find(old)
-            if found >= 0:
-                data[found : found + len(old)] = new
-        elif roll == 6:
-            data[at] = data[at] ^ (1 << rng.randrange(8))
-        elif roll == 7:
-            data[at:at] = rng.choice(FRAGMENTS)
-        else:
-            del data[at:]
-    return bytes(data)
+    return mutate(rng, inside(rng), MUTANTS, SWAPS, FRAGMENTS)
 
 
 def documents(seed: int, count: int) -> Iterator[bytes]:
     """``count`` documents: about half inside the subset, a quarter with a twist, the rest
     mutations; the same ``seed`` gives the same documents."""
-    for _, document in kinds(seed, count):
-        yield document
+    return fuzz_common.documents(kinds(seed, count))
 
 
 #: The kinds of generated document, and how often each comes.
@@ -932,29 +746,15 @@ KINDS = (("inside", 0.5), ("twisted", 0.25), ("mutated", 0.25))
 
 def kinds(seed: int, count: int) -> Iterator[tuple[str, bytes]]:
     """:func:`documents`, each with its kind (one of :data:`KINDS`)."""
-    rng = random.Random(seed)
-    makers = {"inside": inside, "twisted": twisted, "mutated": mutated}
-    names, shares = [kind for kind, _ in KINDS], [share for _, share in KINDS]
-    for _ in range(count):
-        kind = rng.choices(names, shares)[0]
-        yield kind, makers[kind](rng)
+    yield from fuzz_common.generated(seed, count, KINDS, {"inside": inside, "twisted": twisted, "mutated": mutated})
 
 
 # -- Runs ----------------------------------------------------------------------------------
 
 
-@dataclass
-class Tally:
-    #: Outcomes of every reading (each document is read as Turtle and as TriG).
-    outcomes: Counter[str] = field(default_factory=Counter)
-    #: Outcomes by kind of document and format.
-    by_kind: Counter[tuple[str, str, str]] = field(default_factory=Counter)
-    failures: list[str] = field(default_factory=list)
-    failing: list[tuple[bytes, bool]] = field(default_factory=list)
-
-    @property
-    def total(self) -> int:
-        return sum(self.outcomes.values())
+#: A run's outcomes of every reading (each document is read as Turtle and as TriG, the
+#: outcomes by kind of document and format), and its failing documents with how each was read.
+Tally = fuzz_common.Tally[tuple[bytes, bool]]
 
 
 def run(seed: int, count: int, nquads: Reader | None = None) -> Tally:
@@ -964,14 +764,7 @@ def run(seed: int, count: int, nquads: Reader | None = None) -> Tally:
     tally = Tally()
     for kind, document in kinds(seed, count):
         for trig in (False, True):
-            try:
-                outcome = check(document, trig, reader)
-            except AssertionError as failure:
-                outcome = "DIFFERENT"
-                tally.failures.append(str(failure))
-                tally.failing.append((document, trig))
-            tally.outcomes[outcome] += 1
-            tally.by_kind[kind, FORMATS[trig], outcome] += 1
+            tally.take((kind, FORMATS[trig]), (document, trig), partial(check, document, trig, reader))
     return tally
 
 
@@ -986,38 +779,16 @@ def fails(document: bytes, trig: bool, nquads: Reader) -> bool:
 def shrink(document: bytes, trig: bool, nquads: Reader, budget: int = 4000) -> bytes:
     """A smaller document that still breaks the law: ever smaller runs of bytes taken out
     while it does."""
-    best = document
-    tries = 0
-    size = max(1, len(best) // 2)
-    while size >= 1 and tries < budget:
-        at = 0
-        changed = False
-        while at < len(best) and tries < budget:
-            candidate = best[:at] + best[at + size :]
-            tries += 1
-            if candidate and fails(candidate, trig, nquads):
-                best, changed = candidate, True
-            else:
-                at += size
-        if not changed:
-            size //= 2
-    return best
+    return fuzz_common.shrink(document, lambda candidate: fails(candidate, trig, nquads), budget)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--count", type=int, default=20_000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--stand-in", action="store_true", help="a fast path that always says None (the plumbing)")
-    parser.add_argument("--shown", type=int, default=5, help="failures shown, each shrunk")
-    options = parser.parse_args(argv)
+    options = fuzz_common.options(__doc__, argv)
     reader: Reader = (lambda document, trig: None) if options.stand_in else compiled()
     started = time.perf_counter()
     tally = run(options.seed, options.count, reader)
     elapsed = time.perf_counter() - started
-    for outcome in (*OUTCOMES, "DIFFERENT"):
-        share = tally.outcomes[outcome] / max(tally.total, 1)
-        print(f"{outcome:>26} {tally.outcomes[outcome]:>9} {share:7.1%}")
+    fuzz_common.print_outcomes(tally, (*OUTCOMES, "DIFFERENT"))
     print(f"{options.count} documents ({tally.total} readings), seed {options.seed}, {elapsed:.1f} s; by kind:")
     for kind, _ in KINDS:
         for name in FORMATS:
@@ -1025,14 +796,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"{outcome} {tally.by_kind[kind, name, outcome]}" for outcome in (*OUTCOMES, "DIFFERENT")
             )
             print(f"  {kind:>8} {name:>6}: {counts}")
-    for failure, (document, trig) in list(zip(tally.failures, tally.failing, strict=True))[: options.shown]:
-        print("\n" + "=" * 80 + "\n" + failure)
-        small = shrink(document, trig, reader)
-        try:
-            check(small, trig, reader)
-        except AssertionError as again:
-            print("\n-- shrunk to:\n" + str(again))
-    return 1 if tally.failures else 0
+
+    def again(case: tuple[bytes, bool]) -> str:
+        document, trig = case
+        return check(shrink(document, trig, reader), trig, reader)
+
+    return report(tally, options.shown, again)
 
 
 if __name__ == "__main__":

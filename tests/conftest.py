@@ -9,6 +9,7 @@ its own; with ``LDIDS_REQUIRE_SHARED=1`` (as .ci/run sets) a missing corpus fail
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import shutil
 import socket
@@ -20,6 +21,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -54,6 +56,23 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if os.environ.get("LDIDS_REQUIRE_SHARED"):
             pytest.fail(f"{message}; LDIDS_REQUIRE_SHARED is set")
         pytest.skip(message)
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """The module ``benchmarks/<name>.py`` (a script, not part of the package), imported with
+    its folder on ``sys.path`` for as long as the import takes: it and the modules it imports
+    from beside it (``fuzz_common``) load as they do when it runs as a script."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
+
+
+@pytest.fixture(scope="session")
+def benchmark_module() -> Callable[[str], ModuleType]:
+    """:func:`load_benchmark`: a module of benchmarks/ (a fuzzer's generator and law), by name."""
+    return load_benchmark
 
 
 OXIGRAPH = shutil.which("oxigraph", path=str(Path(sys.executable).parent)) or shutil.which("oxigraph")

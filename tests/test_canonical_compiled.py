@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -38,14 +39,9 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def fuzz() -> ModuleType:
+def fuzz(benchmark_module: Callable[[str], ModuleType]) -> ModuleType:
     """benchmarks/fuzz_canonical.py: the term generator and the law."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import fuzz_canonical
-    finally:
-        sys.path.pop(0)
-    return fuzz_canonical
+    return benchmark_module("fuzz_canonical")
 
 
 def test_the_extension_is_built_and_on() -> None:

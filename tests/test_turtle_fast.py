@@ -14,12 +14,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
 
 _turtle: ModuleType | None
 try:
@@ -43,14 +40,9 @@ Reader = Callable[[bytes, bool], "bytes | None"]
 
 
 @pytest.fixture(scope="module")
-def fuzz() -> ModuleType:
+def fuzz(benchmark_module: Callable[[str], ModuleType]) -> ModuleType:
     """benchmarks/fuzz_turtle.py: the document generator and the law."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import fuzz_turtle
-    finally:
-        sys.path.pop(0)
-    return fuzz_turtle
+    return benchmark_module("fuzz_turtle")
 
 
 @pytest.fixture(scope="module")
