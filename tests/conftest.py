@@ -75,6 +75,39 @@ def benchmark_module() -> Callable[[str], ModuleType]:
     return load_benchmark
 
 
+@contextlib.contextmanager
+def before_a_guard_page(data: bytes) -> Iterator[memoryview]:
+    """``data`` as the last bytes before a page no process may read (Linux): a compiled reader
+    that reads one byte past the end of what it is given faults, where past the end of a
+    ``bytes`` it would read the NUL every bytes object ends with, unseen."""
+    import ctypes
+    import mmap
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    page = mmap.PAGESIZE
+    pages = len(data) // page + 1
+    region = mmap.mmap(-1, (pages + 1) * page)
+    first = ctypes.c_char.from_buffer(region)
+    guard = ctypes.addressof(first) + pages * page
+    del first  # no export of the region left: it can be closed
+    assert libc.mprotect(guard, page, 0) == 0  # PROT_NONE
+    start = pages * page - len(data)
+    region[start : pages * page] = data
+    view = memoryview(region)[start : pages * page]
+    try:
+        yield view
+    finally:
+        view.release()
+        region.close()
+
+
+@pytest.fixture(scope="session")
+def guard_page() -> Callable[[bytes], contextlib.AbstractContextManager[memoryview]]:
+    """:func:`before_a_guard_page`: bytes that end where a page no one may read starts."""
+    return before_a_guard_page
+
+
 OXIGRAPH = shutil.which("oxigraph", path=str(Path(sys.executable).parent)) or shutil.which("oxigraph")
 #: The example export plus a named graph: what the live-store tests load into Oxigraph.
 DATA = (

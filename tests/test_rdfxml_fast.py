@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from types import ModuleType
 
 import pytest
@@ -36,7 +37,7 @@ pytestmark = [
     ),
 ]
 
-Reader = Callable[[bytes], "bytes | None"]
+Reader = Callable[[bytes | memoryview], "bytes | None"]
 
 
 @pytest.fixture(scope="module")
@@ -373,3 +374,18 @@ def test_answers_leak_no_references(nquads: Reader) -> None:
         nquads(taken)
         nquads(declined)
     assert [sys.getrefcount(taken), sys.getrefcount(declined)] == before
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the guard page is made with Linux's mprotect")
+def test_nothing_is_read_past_the_end(
+    nquads: Reader, guard_page: Callable[[bytes], AbstractContextManager[memoryview]]
+) -> None:
+    """Every prefix of some documents, each ending where a page no one may read starts: a
+    read of one byte past what the reader is given faults (it read past b"<?xml")."""
+    for data in [
+        document('<rdf:Description rdf:about="http://a.example/"><v:p xml:lang="en">x &amp; y</v:p></rdf:Description>'),
+        b'<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/>',
+    ]:
+        for end in range(len(data) + 1):
+            with guard_page(data[:end]) as view:
+                nquads(view)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from types import ModuleType
 
 import pytest
@@ -36,7 +37,7 @@ pytestmark = [
     ),
 ]
 
-Reader = Callable[[bytes, bool], "bytes | None"]
+Reader = Callable[[bytes | memoryview, bool], "bytes | None"]
 
 
 @pytest.fixture(scope="module")
@@ -334,3 +335,20 @@ def test_answers_leak_no_references(nquads: Reader) -> None:
         nquads(taken, False)
         nquads(declined, True)
     assert [sys.getrefcount(taken), sys.getrefcount(declined)] == before
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the guard page is made with Linux's mprotect")
+def test_nothing_is_read_past_the_end(
+    nquads: Reader, guard_page: Callable[[bytes], AbstractContextManager[memoryview]]
+) -> None:
+    """Every prefix of some documents, each ending where a page no one may read starts: a
+    read of one byte past what the reader is given faults (it read past b"<?xml")."""
+    for data in [
+        b'@prefix v: <http://a.example/v#> .\nv:s v:p "x\\u00e9"@en , 1.5 , true ; a v:T .\n'
+        b"<http://g.example/> { _:b v:p v:o }",
+        b"PREFIX v: <http://a.example/v#>\nv:s v:p 'y' . # note",
+    ]:
+        for end in range(len(data) + 1):
+            for trig in (False, True):
+                with guard_page(data[:end]) as view:
+                    nquads(view, trig)

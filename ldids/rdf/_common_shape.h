@@ -32,6 +32,9 @@ typedef struct {
 static int text_grow(Text *text, size_t length);
 
 static inline int text_add(Text *text, const char *bytes, size_t length) {
+    if (length == 0) {
+        return 0; /* bytes may be NULL (an empty text never grown): no memcpy of it, even of 0 bytes */
+    }
     if (text->length + length > text->size && text_grow(text, length) < 0) {
         return -1;
     }
@@ -214,6 +217,9 @@ static int plain_language(const char *tag, size_t length) {
 static int put_literal_text(Text *out, const Text *value) {
     if (text_add(out, "\"", 1) < 0) {
         return -1;
+    }
+    if (value->length == 0) {
+        return text_add(out, "\"", 1); /* "": no pointer arithmetic on an empty text's NULL */
     }
     const char *p = value->text, *end = value->text + value->length, *copied = p;
     for (; p < end; p++) {

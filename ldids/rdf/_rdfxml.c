@@ -349,7 +349,7 @@ static int language(Span raw, Span *tag) {
 
 
 /* One property element, its '<' read (7.2.14 propertyElt, of the forms in the header). */
-static int property(Reader *r, const Text *subject_line, Span language_in_scope, int *li) {
+static int property(Reader *r, const Text *subject_line, Span language_in_scope, long long *li) {
     Tag tag;
     TRY(start_tag(r, &tag));
     Text *ns;
@@ -404,7 +404,7 @@ static int property(Reader *r, const Text *subject_line, Span language_in_scope,
     }
     if (numbered) {
         char iri[sizeof(RDF_NS) + 24];
-        int length = snprintf(iri, sizeof iri, "<" RDF_NS "_%d> ", (*li)++);
+        int length = snprintf(iri, sizeof iri, "<" RDF_NS "_%lld> ", (*li)++);
         if (text_add(&r->out, iri, (size_t)length) < 0) {
             return -1;
         }
@@ -516,7 +516,7 @@ static int node_element(Reader *r, Span language_in_scope) {
             status = text_add(&r->out, ".\n", 2) < 0 ? -1 : 0;
         }
     }
-    int li = 1;
+    long long li = 1;
     while (!status && !tag.empty) {
         skip_misc(r);
         if (r->end - r->at < 2 || r->at[0] != '<') {
@@ -538,7 +538,7 @@ static int node_element(Reader *r, Span language_in_scope) {
 
 /* The XML declaration, if any: version 1.0, encoding UTF-8 or none (UTF-8 by default). */
 static int declaration(Reader *r) {
-    if (r->end - r->at < 5 || memcmp(r->at, "<?xml", 5) != 0 || !is_space(r->at[5])) {
+    if (r->end - r->at < 6 || memcmp(r->at, "<?xml", 5) != 0 || !is_space(r->at[5])) {
         return 0;
     }
     const unsigned char *close = NULL;
