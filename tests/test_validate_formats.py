@@ -126,3 +126,26 @@ def test_stream_engine_refuses_what_it_cannot_stream(tmp_path: Path, capsys: pyt
     data.write_text("[]")
     assert main(["validate", "--engine", "stream", str(data)], io.StringIO()) == 2
     assert "--engine stream reads N-Triples, N-Quads, Turtle, TriG and RDF/XML" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("pure", [False, True])
+def test_a_graph_term_in_n_triples_is_the_error_normalize_says(
+    workers: str, pure: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """N-Triples has no graph term (§7, [2]): ``validate`` of a .nt file with one says what
+    ``normalize`` says of it (it read the lines as N-Quads, and said the file conforms); the
+    same line in a .nq file is a statement."""
+    if pure:
+        monkeypatch.setenv("LDIDS_PURE_PYTHON", "1")
+    lines = "<http://a.example/s> <http://a.example/p> <http://a.example/o> .\n" * 3
+    quad = "<info:fedora/demo:1> <http://a.example/p> <hdl:1765/1> <http://a.example/g> .\n"
+    triples, quads = tmp_path / "data.nt", tmp_path / "data.nq"
+    triples.write_text(lines + quad + lines)
+    quads.write_text(lines + quad + lines)
+    assert main(["normalize", str(triples), "-o", str(tmp_path / "out.nt")], io.StringIO()) == 2
+    said = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"{triples}:4:" in said
+    assert main(["validate", "-w", workers, str(triples)], io.StringIO()) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == said
+    assert main(["validate", "-w", workers, str(quads)], io.StringIO()) == 0

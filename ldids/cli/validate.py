@@ -37,10 +37,11 @@ _LINE_FORMATS = ("nt", "nquads")
 _PYSHACL_INFERENCE = ("none", "rdfs", "owlrl", "both")
 
 
-def _streamed(args: argparse.Namespace) -> Parsed | None:
+def _streamed(args: argparse.Namespace) -> tuple[Parsed, frozenset[str]] | None:
     """How the inputs are read if the shipped shapes are checked as the data stream by: every
     input N-Triples, N-Quads, Turtle, TriG or RDF/XML, by ``-i``, by its name, or (standard
-    input) by its first bytes; None if one is not, and the whole graph is read."""
+    input) by its first bytes; None if one is not, and the whole graph is read. With the
+    inputs that are N-Triples (a graph term is an error there, as ``ldids normalize`` says)."""
     from ldids.dumps.rdf_stream import PARSED_FORMATS, Parsed
     from ldids.rdf import files
 
@@ -54,7 +55,8 @@ def _streamed(args: argparse.Namespace) -> Parsed | None:
     names = [None if fmt is None else fmt.name for fmt in formats]
     if all(name in _LINE_FORMATS + PARSED_FORMATS for name in names):
         parsed = {path: name for path, name in zip(args.inputs, names, strict=True) if name in PARSED_FORMATS}
-        return Parsed(parsed, args.base, several=len(args.inputs) > 1, workers=args.workers)
+        n_triples = frozenset(path for path, name in zip(args.inputs, names, strict=True) if name == "nt")
+        return Parsed(parsed, args.base, several=len(args.inputs) > 1, workers=args.workers), n_triples
     if args.engine == "stream":
         raise UsageError("--engine stream reads N-Triples, N-Quads, Turtle, TriG and RDF/XML")
     return None
@@ -114,7 +116,8 @@ def validate(args: argparse.Namespace, out: TextIO) -> int:
             shapes_graph(),
             workers=args.workers,
             max_results=_listed(args, max_results),
-            parsed=streamed,
+            parsed=streamed[0],
+            n_triples=streamed[1],
             abort=args.abort,
             listed=bool(args.shapes),  # alone, its results are written as they are read back
         )

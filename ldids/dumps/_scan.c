@@ -4423,11 +4423,11 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
     tables_trim();
     Py_buffer data;
     PyObject *descriptions, *memo, *classes, *probes = Py_None, *learn = Py_None, *rows_tables = Py_None;
-    int any_escape, trusted = 0, hashed = 0;
+    int any_escape, trusted = 0, hashed = 0, triples = 0;
     Py_ssize_t memo_size, first_line = 1;
-    if (!PyArg_ParseTuple(args, "y*O!pO!nO!|OOpOnp", &data, &PyTuple_Type, &descriptions, &any_escape, &PyDict_Type,
+    if (!PyArg_ParseTuple(args, "y*O!pO!nO!|OOpOnpp", &data, &PyTuple_Type, &descriptions, &any_escape, &PyDict_Type,
                           &memo, &memo_size, &PyDict_Type, &classes, &probes, &learn, &trusted, &rows_tables,
-                          &first_line, &hashed)) {
+                          &first_line, &hashed, &triples)) {
         return NULL;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(descriptions);
@@ -4474,6 +4474,9 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                 goto done;
             }
         }
+        /* N-Triples has no graph term: such a line of an N-Triples input is handed to the
+         * parser, which says it is no statement (N-Triples §7, [2]) */
+        ok = ok && !(triples && terms.start[3] >= 0);
         int selected = 0;
         /* The groups that have a new key in the line (bit g for group g); all, for a line the
          * groups are not asked of (malformed, or with an escape). */

@@ -26,7 +26,7 @@ import re
 import signal
 import sys
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from multiprocessing.pool import AsyncResult, Pool
@@ -113,10 +113,19 @@ def check_statements(
 _Rows = tuple[int, list[_Row], "list[int] | None"]
 
 
-def _check(checks: Plan, data: BytesLike, first_line: int, *, written: bool = False, hashed: bool = False) -> _Rows:
-    """:func:`check_statements`, with the rows' digests where ``hashed`` (else None)."""
+def _check(
+    checks: Plan,
+    data: BytesLike,
+    first_line: int,
+    *,
+    written: bool = False,
+    hashed: bool = False,
+    triples: bool = False,
+) -> _Rows:
+    """:func:`check_statements`, with the rows' digests where ``hashed`` (else None); ``triples``:
+    the lines are N-Triples (a line with a graph term is no statement), else N-Quads."""
     if _scan is None or os.environ.get("LDIDS_PURE_PYTHON"):
-        count, rows = _checked(checks, bytes(data), lambda: _statement_lines(data, first_line))
+        count, rows = _checked(checks, bytes(data), lambda: _statement_lines(data, first_line), triples=triples)
         return count, rows, _digests(rows) if hashed else None
     sieve, memo, classes = _selection(checks)
     statements, selected, indexes, masks, found, made = _scan.select_lines(
@@ -132,6 +141,7 @@ def _check(checks: Plan, data: BytesLike, first_line: int, *, written: bool = Fa
         sieve.made,
         first_line,
         hashed,
+        triples,
     )
     numbers = [first_line + index for index in indexes]
 
@@ -142,13 +152,13 @@ def _check(checks: Plan, data: BytesLike, first_line: int, *, written: bool = Fa
 
     # The selected lines end with an LF each (the last too: split gives one more, empty).
     count, rows = _checked(
-        checks, selected, lambda: list(zip(numbers, selected.split(b"\n"), strict=False)), predicate, masks
+        checks, selected, lambda: list(zip(numbers, selected.split(b"\n"), strict=False)), predicate, masks, triples
     )
     if count != len(numbers):
         # A line the grammar refused that the parser reads as no statement: line by line.
         rows = []
         for number, line in zip(numbers, selected.split(b"\n"), strict=False):
-            rows += _checked(checks, line, lambda number=number, line=line: [(number, line)])[1]  # type: ignore[misc]
+            rows += _checked(checks, line, lambda number=number, line=line: [(number, line)], triples=triples)[1]  # type: ignore[misc]
     # The rows select_lines made itself (_Group.rows) and their digests (Python makes those of
     # a focus that is an xsd:anyURI literal: rdflib's form of it), then those of the
     # statements parsed; in the order of the lines (a stable sort: the order within a line
@@ -187,6 +197,7 @@ def _checked(
     lines: Callable[[], list[tuple[int, bytes]]],
     new_predicate: Callable[[Term], None] | None = None,
     groups: list[int] | None = None,
+    triples: bool = False,
 ) -> tuple[int, list[_Row]]:
     """The statements of ``data`` checked one by one; ``lines()`` numbers them (and gives
     each one's line), ``new_predicate`` is told of each predicate the first time it comes,
@@ -197,7 +208,7 @@ def _checked(
     check = checks.check
     predicates: set[Term] = set()
     try:
-        for count, quad in enumerate(ox.parse(data, ox.RdfFormat.N_QUADS), 1):
+        for count, quad in enumerate(ox.parse(data, ox.RdfFormat.N_TRIPLES if triples else ox.RdfFormat.N_QUADS), 1):
             if new_predicate is not None and quad.predicate not in predicates:
                 predicates.add(quad.predicate)
                 new_predicate(quad.predicate)
@@ -208,7 +219,7 @@ def _checked(
                 for result in results:
                     found.append((count, result, None if isinstance(graph, ox.DefaultGraph) else str(graph)))
     except SyntaxError as error:
-        raise _not_a_statement(error, lines(), count) from error
+        raise _not_a_statement(error, lines(), count, triples) from error
     if not found:
         return count, []
     # Line numbers only where something was found: most blocks have nothing to report.
@@ -244,20 +255,21 @@ def _statement_lines(data: BytesLike, first_line: int) -> list[tuple[int, bytes]
 _LINE_BREAK = re.compile(rb"\r\n|\r|\n")
 
 
-def _not_a_statement(error: SyntaxError, lines: list[tuple[int, bytes]], count: int) -> InputError:
+def _not_a_statement(error: SyntaxError, lines: list[tuple[int, bytes]], count: int, triples: bool) -> InputError:
     """The error of the statement after the ``count`` the parser read: its line, and the
     column and reason ldids' grammar gives (as ``ldids normalize`` reports a bad line), not
     the parser's place in the lines it was given (a block, or the lines select_lines picked
     from it); the parser's words where the grammar finds nothing wrong."""
     from ldids.dumps.grammar import _why_bad
 
+    syntax = "N-Triples" if triples else "N-Quads"
     if not lines:
-        return InputError(f"not an N-Quads statement: {error}")
+        return InputError(f"not an {syntax} statement: {error}")
     line, text = lines[min(count, len(lines) - 1)]
-    column, why = _why_bad(text.decode("utf-8", "surrogateescape"), True)
+    column, why = _why_bad(text.decode("utf-8", "surrogateescape"), not triples)
     if why == "not a statement":
-        return InputError(f"not an N-Quads statement: {error}", line=line)
-    return InputError(f"not an N-Quads statement: {why}", line=line, column=column)
+        return InputError(f"not an {syntax} statement: {error}", line=line)
+    return InputError(f"not an {syntax} statement: {why}", line=line, column=column)
 
 
 #: What a block's check gives: its statements, its rows and their digests, its lines, and
@@ -265,14 +277,17 @@ def _not_a_statement(error: SyntaxError, lines: list[tuple[int, bytes]], count: 
 _Checked = tuple[int, "list[_Row | None]", "list[int] | None", int, "list[Node] | None"]
 
 
-def _check_block(data: BytesLike, name: str = "", bar: Key | None = None, lines: int | None = None) -> _Checked:
+def _check_block(
+    data: BytesLike, name: str = "", bar: Key | None = None, lines: int | None = None, triples: bool = False
+) -> _Checked:
     """A block checked in a worker. The rows of the results that the report of the file
     ``name`` turns away once it holds what it lists (:attr:`Streamed.bar`, read when the task
     was given: it only comes down) do not cross the pipe: their digests and shapes count them.
     (Pickling every row of a dump with a result on every tenth line was a quarter of a
-    worker's time.) ``lines``: the block's lines, where the caller counted them."""
+    worker's time.) ``lines``: the block's lines, where the caller counted them; ``triples``:
+    they are N-Triples."""
     assert _PLAN is not None
-    count, rows, made = _check(_PLAN, data, 1, hashed=_SAME_KEY)
+    count, rows, made = _check(_PLAN, data, 1, hashed=_SAME_KEY, triples=triples)
     if lines is None:
         lines = line_breaks(bytes(data))
     if bar is None or made is None or not rows:  # spawned: the rows are hashed where added
@@ -298,7 +313,9 @@ def _check_block(data: BytesLike, name: str = "", bar: Key | None = None, lines:
     return count, listed, made, lines, shapes
 
 
-def _check_range(path: str, start: int, stop: int, name: str = "", bar: Key | None = None) -> _Checked:
+def _check_range(
+    path: str, start: int, stop: int, name: str = "", bar: Key | None = None, triples: bool = False
+) -> _Checked:
     """The lines of ``path`` that start in bytes [start, stop) checked (ldids.dumps.serve
     reads a chunk of normalize's so): no block crosses a pipe, only the rows found."""
     from ldids.dumps.serve import _BUFFERS, _read_range
@@ -306,7 +323,7 @@ def _check_range(path: str, start: int, stop: int, name: str = "", bar: Key | No
     buffer = _BUFFERS.chunk
     with _read_range(path, start, stop, buffer) as data:
         # Counted in the buffer the range was read into, from its start: not in a copy.
-        return _check_block(data, name, bar, line_breaks(buffer, len(data)))
+        return _check_block(data, name, bar, line_breaks(buffer, len(data)), triples)
 
 
 #: Does ``hash()`` give what it gives in the process that adds the rows up? In that process,
@@ -513,17 +530,19 @@ def _tasks(
     pool: Pool | None,
     workers: _Workers | None,
     bar: Callable[[], Key | None],
+    triples: bool = False,
 ) -> Iterator[object]:
     """Each block of ``path`` to check (in this process, without ``pool``: a call) or being
     checked by a worker: a plain N-Triples/N-Quads file is handed over as byte ranges, each
     worker reading the lines that start in its own (:func:`_check_range`); other input is
     read here and handed over in blocks. A result is :data:`_Checked`, the rows' lines
     counted from the block's first; a worker leaves out the rows the report of ``name``
-    turns away by ``bar()`` as it is when the task is given."""
+    turns away by ``bar()`` as it is when the task is given. ``triples``: the file is
+    N-Triples, not N-Quads."""
     if workers is not None and _ranged(path, parsed):
         size = os.path.getsize(path)
         for start in range(0, size, block_size):
-            yield workers.submit(_check_range, path, start, min(start + block_size, size), name, bar())
+            yield workers.submit(_check_range, path, start, min(start + block_size, size), name, bar(), triples)
         return
     stream, _, _ = stack.enter_context(open_input(path))
     if parsed is not None:
@@ -534,11 +553,11 @@ def _tasks(
     for data, _ in blocks(stream, block_size, numbered=False):
         # In this process, checked when taken, where its lines are known.
         if pool is None:
-            yield functools.partial(_check_block, data)
+            yield functools.partial(_check_block, data, triples=triples)
         else:
             # A parsed document's results are listed with no line (_check_block keys them by theirs).
             wanted = None if parsed is not None and path in parsed.formats else bar()
-            yield pool.apply_async(_check_block, (data, name, wanted))
+            yield pool.apply_async(_check_block, (data, name, wanted, None, triples))
 
 
 def _context() -> multiprocessing.context.ForkContext | multiprocessing.context.SpawnContext:
@@ -668,6 +687,7 @@ def validate_dump(
     parsed: Parsed | None = None,
     abort: bool = False,
     listed: bool = True,
+    n_triples: Collection[str] = (),
 ) -> Streamed:
     """Check N-Triples/N-Quads files (``-``: standard input) against the streamable shapes of
     ``shapes``; those that are not streamable are listed in the result, not checked.
@@ -678,7 +698,8 @@ def validate_dump(
     the lines it hands on are no lines of the file. ``abort`` stops reading after the first
     block that gives a result (pySHACL's ``--abort``): the counts are then of what was read.
     The results kept are listed in the verdict, or with ``listed`` false left for
-    :meth:`Streamed.results` to give one at a time."""
+    :meth:`Streamed.results` to give one at a time. The inputs in ``n_triples`` are N-Triples
+    (a line with a graph term is an error, as ``ldids normalize`` says), the others N-Quads."""
     global _PLAN
     _fixed_mmap_threshold()
     checks = plan(shapes)
@@ -713,7 +734,8 @@ def validate_dump(
             # before it in the file (known once the blocks before it are taken).
             window: deque[object] = deque()
             lines_before = 0
-            for task in _tasks(path, name, stack, block_size, parsed, pool, team, lambda: run.bar):
+            triples = path in n_triples
+            for task in _tasks(path, name, stack, block_size, parsed, pool, team, lambda: run.bar, triples):
                 check_stop()  # a Ctrl-C whose exception a finalizer dropped stops the run here
                 window.append(task)
                 while window and (len(window) > 2 * workers or workers == 1):
