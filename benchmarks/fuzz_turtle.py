@@ -565,6 +565,43 @@ def inside(rng: random.Random) -> bytes:
     return (header(s) + body + s.comment()).encode()
 
 
+#: What a long string ([24], [25]) holds: line breaks of every kind, lone and doubled quotes
+#: of both kinds, escapes, raw Unicode; and what ends it wrongly (a fourth quote).
+LONG_PIECES = (
+    "long",
+    "\n",
+    "\r\n",
+    "\r",
+    '"',
+    '""',
+    "'",
+    "''",
+    "\\n",
+    '\\"',
+    "\\'",
+    "\\u00e9",
+    "\\U0001F600",
+    "é",
+    "\u2028",
+    "\t",
+    " . ",
+    "#",
+    "\\",
+    "\\x",
+    "\\uD800",
+)
+
+
+def long_string(rng: random.Random) -> str:
+    """A long string in three quotes of either kind, now and then with a language or datatype,
+    or ended by four."""
+    quote = rng.choice(['"""', "'''"])
+    text = "".join(rng.choice(LONG_PIECES) for _ in range(rng.randrange(0, 8)))
+    end = quote + quote[0] if rng.randrange(8) == 0 else quote
+    suffix = rng.choice(["", "", "@en", "@EN-gb", "^^<http://www.w3.org/2001/XMLSchema#date>", "^^<http://t.example/>"])
+    return f"{quote}{text}{end}{suffix}"
+
+
 def twist(s: Style) -> str:
     """One statement (without its '.') that is borderline or outside the subset."""
     rng = s.rng
@@ -577,7 +614,7 @@ def twist(s: Style) -> str:
     if roll == 2:
         return f'{subject} {predicate} "x"@{rng.choice(ODD_LANGUAGES)}'
     if roll == 3:
-        return f'{subject} {predicate} """long\n"string""" , \'\'\'x\'\'\''
+        return f"{subject} {predicate} {long_string(rng)}"
     if roll == 4:
         return f"{subject} {predicate} {rng.choice(['1e5', '1.5E-3', '.5e1', '1.e5', '-1E+2', '1.e', '1e', '1.0e'])}"
     if roll == 5:

@@ -13,7 +13,7 @@
  * says what is wrong with it, if anything. Held equal by a differential fuzz test
  * (benchmarks/fuzz_turtle.py, tests/test_turtle_fast.py). Whatever this code is not sure of
  * declines: relative IRIs (no resolution is done here), escapes in IRIs and local names,
- * non-ASCII outside literals, long strings, doubles, [] and collections, RDF 1.2 syntax,
+ * non-ASCII outside literals, doubles, [] and collections, RDF 1.2 syntax,
  * directives after a statement, nested or anonymous graph blocks.
  *
  * RDF 1.1 Turtle (https://www.w3.org/TR/turtle/, section 6.5, the grammar) and RDF 1.1 TriG
@@ -245,22 +245,31 @@ static int hex_value(const unsigned char *p, int digits, uint32_t *code) {
     return 0;
 }
 
-/* A short string ('"' or '\'' quoted), its escapes replaced (ECHAR, UCHAR), into r->value. */
+/* A string ('"' or '\'' quoted, or three of either), its escapes replaced (ECHAR, UCHAR), into r->value. */
 static int string(Reader *r) {
     unsigned char quote = *r->at;
-    if (r->end - r->at >= 3 && r->at[1] == quote && r->at[2] == quote) {
-        return DECLINE; /* a long string */
-    }
+    /* STRING_LITERAL_LONG_QUOTE and _SINGLE_QUOTE ([24], [25]): line breaks and lone quotes in it */
+    int long_string = r->end - r->at >= 3 && r->at[1] == quote && r->at[2] == quote;
     Text *value = &r->value;
     value->length = 0;
-    const unsigned char *p = r->at + 1, *copied = p;
+    const unsigned char *p = r->at + (long_string ? 3 : 1), *copied = p;
     for (;;) {
-        if (p >= r->end || *p == '\n' || *p == '\r') {
+        if (p >= r->end || (!long_string && (*p == '\n' || *p == '\r'))) {
             return DECLINE;
         }
         unsigned char c = *p;
         if (c == quote) {
-            break;
+            if (!long_string) {
+                break;
+            }
+            if (r->end - p >= 3 && p[1] == quote && p[2] == quote) {
+                if (r->end - p >= 4 && p[3] == quote) {
+                    return DECLINE; /* a quote before the three that end it: read apart by readers */
+                }
+                break;
+            }
+            p++;
+            continue;
         }
         if (c == '\\') {
             if (text_add(value, (const char *)copied, (size_t)(p - copied)) < 0) {
@@ -312,7 +321,7 @@ static int string(Reader *r) {
     if (text_add(value, (const char *)copied, (size_t)(p - copied)) < 0) {
         return -1;
     }
-    r->at = p + 1;
+    r->at = p + (long_string ? 3 : 1);
     return 0;
 }
 
