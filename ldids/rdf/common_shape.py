@@ -8,7 +8,7 @@ literals, in graph blocks for TriG (``ldids/rdf/_turtle.c``). A piece of a large
 (:mod:`ldids.dumps.pieces`) in that shape is read by these functions in a fraction of
 pyoxigraph's time: they give pyoxigraph's statements, byte for byte, as N-Quads lines with
 the literals as :func:`ldids.dumps.rdf_stream.as_written` writes them, or None for any other
-shape (a relative IRI, ``xml:base``, ``[]``, a long string, ...), and pyoxigraph reads the
+shape (a relative IRI, ``xml:base``, ``[]``, a double, ...), and pyoxigraph reads the
 piece and says what is wrong with it, if anything is. pyoxigraph is their reference:
 ``benchmarks/fuzz_rdfxml.py`` and ``benchmarks/fuzz_turtle.py`` hold them equal
 (tests/test_rdfxml_fast.py, tests/test_turtle_fast.py).
