@@ -20,8 +20,6 @@
  */
 #include "_common_shape.h"
 
-#define MAX_NAMESPACES 256
-
 typedef struct {
     const char *start;
     size_t length;
@@ -32,16 +30,18 @@ typedef struct {
     Text uri;
 } Namespace;
 
+/* Attributes a tag may have: a tag with more declines (none of the shape has more than a few). */
+#define MAX_ATTRIBUTES 16
+
 typedef struct {
     const unsigned char *at, *end;
-    Namespace namespaces[MAX_NAMESPACES];
+    Namespace namespaces[MAX_ATTRIBUTES]; /* declared on the root only: one per attribute at most */
     int count;
     Text out, scratch, value;
 } Reader;
 
 /* An element's start tag: its name, its attributes (raw values, quotes excluded), whether it
  * closes itself. */
-#define MAX_ATTRIBUTES 16
 typedef struct {
     Span name;
     Span names[MAX_ATTRIBUTES], values[MAX_ATTRIBUTES];
@@ -623,7 +623,7 @@ static int document(Reader *r) {
         }
         /* the prefixes xml and xmlns are bound once and for all (Namespaces in XML 1.0, 3):
          * a declaration of either is pyoxigraph's to refuse or read */
-        if (r->count == MAX_NAMESPACES || (key.length == 9 && memcmp(key.start, "xmlns:xml", 9) == 0) ||
+        if ((key.length == 9 && memcmp(key.start, "xmlns:xml", 9) == 0) ||
             (key.length == 11 && memcmp(key.start, "xmlns:xmlns", 11) == 0)) {
             return DECLINE;
         }
