@@ -26,7 +26,6 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from rdflib import Graph
-from rdflib.compare import isomorphic
 from rdflib.term import Node
 
 from ldids.dumps import pieces
@@ -1002,6 +1001,15 @@ def _as_graph(read: Callable[[], list[tuple[Node, Node, Node]]]) -> Graph | None
     return graph
 
 
+def _canonical(graph: Graph) -> set[ox.Quad]:
+    """The graph's statements, its blank nodes named by RDF Dataset Canonicalization (RDFC-1.0,
+    pyoxigraph's). rdflib's ``isomorphic`` says no to some graphs of like parts: of one with
+    three equal lists, about one labelling of its blank nodes in eight."""
+    dataset = ox.Dataset(ox.parse(graph.serialize(format="nt", encoding="utf-8"), format=ox.RdfFormat.N_TRIPLES))
+    dataset.canonicalize(ox.CanonicalizationAlgorithm.RDFC_1_0)
+    return set(dataset)
+
+
 @settings(max_examples=200, deadline=None)
 @given(_xml_document())
 def test_generated_rdf_xml_read_as_a_graph_as_streamed(text: str) -> None:
@@ -1025,7 +1033,7 @@ def test_generated_rdf_xml_read_as_a_graph_as_streamed(text: str) -> None:
 
     one, other = _as_graph(streamed), _as_graph(graph)
     assert (one is None) == (other is None), text
-    assert one is None or other is None or isomorphic(one, other), text
+    assert one is None or other is None or _canonical(one) == _canonical(other), text
 
 
 # -- The labels pyoxigraph draws, made a piece's own ----------------------------------------------
