@@ -1,5 +1,6 @@
 """The optional C extensions (ldids/dumps/_scan.c, ldids/schemes/_canonical.c,
-ldids/rdf/_rdfxml.c, ldids/rdf/_turtle.c); everything
+ldids/rdf/_rdfxml.c, ldids/rdf/_turtle.c,
+ldids/rdf/_xmlnames.c); everything
 else is in pyproject.toml."""
 
 from setuptools import Extension, setup
@@ -14,6 +15,7 @@ setup(
             ("ldids.schemes._canonical", "ldids/schemes/_canonical.c", []),
             ("ldids.rdf._rdfxml", "ldids/rdf/_rdfxml.c", ["ldids/rdf/_common_shape.h"]),
             ("ldids.rdf._turtle", "ldids/rdf/_turtle.c", ["ldids/rdf/_common_shape.h"]),
+            ("ldids.rdf._xmlnames", "ldids/rdf/_xmlnames.c", []),
         )
     ]
 )

@@ -4,12 +4,13 @@ no output, and the same statements when the file is well-formed.
 
 Each malformed document below is one pyoxigraph's RDF/XML parser accepts (XML 1.0 §2.2
 characters, §2.4 ``]]>`` in text, §2.5 ``--`` in comments, §2.8 the XML
-declaration only first, a document cut short): only lxml's check stands between them and
-statements written.
+declaration only first, a document cut short, and names Namespaces in XML 1.0 does not
+allow): only lxml's check stands between them and statements written.
 """
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 from lxml import etree
 
 from ldids.cli import main
+from ldids.dumps import pieces
 from ldids.dumps.rdf_stream import Parsed
 from ldids.dumps.run import normalize_dump
 from ldids.dumps.stream import Settings
@@ -26,6 +28,7 @@ from ldids.errors import InputError
 from ldids.passes.config import Config
 from ldids.rdf import wellformed, xmlcheck
 
+RDF = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 HEAD = (
     '<?xml version="1.0" encoding="UTF-8"?>\n'
     '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ex="http://example.org/vocab#"\n'
@@ -65,6 +68,27 @@ MALFORMED = {
     ),
     "cut short": GOOD[: GOOD.index("  <rdf:Description", len(GOOD) // 2)],
 }
+
+
+def _changed(n: int, old: str, new: str) -> str:
+    record = RECORD.format(n=n)
+    return GOOD.replace(record, record.replace(old, new))
+
+
+#: Well-formed XML that is not namespace-well-formed, so not RDF/XML (Namespaces in XML 1.0
+#: §3 QNames, §5 the empty name and ``xmlns``, §6.3 one attribute of a name, §7 PI targets).
+#: pyoxigraph reads each; lxml's check with no tree does not say what is wrong with them.
+NOT_NAMESPACED = {
+    "a name with no local part": _changed(1300, "<ex:handle ", "<ex: "),
+    "a name of two colons": _changed(1400, "<ex:handle ", "<ex:handle:x "),
+    "a local part that starts with a digit": _changed(1500, "<ex:handle ", "<ex:1handle "),
+    "a prefix bound to the empty name": _changed(1600, "<rdf:Description ", '<rdf:Description xmlns:q="" '),
+    "one attribute twice, by its namespace": _changed(
+        1700, "<rdf:Description ", f'<rdf:Description xmlns:q="{RDF}" q:about="http://example.org/c" '
+    ),
+    "a colon in a PI target": GOOD.replace(TAIL, "<?a:b c?>\n" + TAIL),
+}
+MALFORMED.update(NOT_NAMESPACED)
 
 
 @pytest.mark.parametrize("why", sorted(MALFORMED))
@@ -191,3 +215,50 @@ def test_a_large_file_cut_short_fails_the_command_line(tmp_path: Path, capsys: p
     assert code == 2
     assert f"ldids: {source}:{cut.count(chr(10)) + 1}:1: malformed XML: Premature end of data" in err
     assert not output.exists()
+
+
+@pytest.mark.parametrize("why", sorted(NOT_NAMESPACED))
+def test_a_namespace_error_is_the_same_on_every_path(
+    why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """lxml's tree parser (standard input, documents with XML literals) refuses each; the
+    fast check, the check beside, the whole graph's reading and the pieces say the same."""
+    data = MALFORMED[why].encode("utf-8")
+    with pytest.raises(etree.XMLSyntaxError) as raised:
+        etree.fromstring(data)
+    line, column = raised.value.position
+    parser = wellformed.checker()
+    parser.feed(data)
+    parser.close()  # the fast check alone: no error
+    source = tmp_path / "bad.rdf"
+    source.write_bytes(data)
+    expected = f"{source}:{line}:{column}: malformed XML: {raised.value.msg}"
+    runs = {
+        "in step": ["normalize", str(source), "-t", "nt", "--workers", "1"],
+        "the whole graph": ["normalize", str(source), "-o", str(tmp_path / "out.ttl")],
+        "validate": ["validate", str(source)],
+    }
+    monkeypatch.setattr(xmlcheck, "SEPARATE_FROM", 0)  # the check beside, for the file of 8 MiB and more
+    for run, argv in runs.items():
+        assert main(argv) == 2, run
+        assert capsys.readouterr().err.splitlines()[-1] == f"ldids: {expected}", run
+    assert not (tmp_path / "out.ttl").exists()
+    assert pieces.cut(str(source), "xml", None, 4096, least=0) is not None  # read in pieces, 2 workers:
+    statements = Parsed({str(source): "xml"}, workers=2, cut=True, piece=4096, cut_from=0)
+    with pytest.raises(InputError) as failed:
+        normalize_dump([str(source)], str(tmp_path / "out.nt"), Settings(Config()), workers=2, statements=statements)
+    assert f"{failed.value}" == expected
+    assert not (tmp_path / "out.nt").exists()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["normalize", "-", "--input-format", "xml", "-t", "nt"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"ldids: {expected.replace(str(source), '<stdin>')}"
+
+
+def test_without_the_compiled_look_every_document_is_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tree parser's reading is the reference the compiled look stands in for."""
+    monkeypatch.setattr(wellformed, "_suspect", None)
+    monkeypatch.setattr(wellformed, "_looked_up", True)
+    for text in NOT_NAMESPACED.values():
+        with pytest.raises(wellformed.MalformedError):
+            wellformed.check(io.BytesIO(text.encode("utf-8")))
+    wellformed.check(io.BytesIO(GOOD.encode("utf-8")))

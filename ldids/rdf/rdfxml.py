@@ -199,8 +199,12 @@ class _CheckedXml:
             else:
                 self._ended = True
                 self._parser.close()
+                if self.tree is None:  # the fast check does not say namespace errors
+                    wellformed.check_namespaces(cast("IO[bytes]", self._source))
         except etree.XMLSyntaxError as error:
             raise _malformed(error, self._shown) from None
+        except wellformed.MalformedError as fault:
+            raise malformed(fault, self._shown) from None
         if self.tree is not None:
             self.literals.see(data)
             if self.literals.root is None:

@@ -8,18 +8,33 @@ own beside the parse, in an interpreter started with neither ``site`` nor the ld
 package (``python -I -S``): a tenth of the start-up time of ``python -m``, on a core the
 run's workers share.
 
-Run as ``python -I -S wellformed.py LXML_FOLDER PATH`` (LXML_FOLDER: the folder lxml is
-installed in): nothing on standard output and exit 0 when ``PATH`` is well-formed; else
-the error as JSON (message, line, column) and exit 1.
+RDF/XML is XML with namespaces (RDF 1.1 XML Syntax §2.1, on the XML Information Set, which
+is defined for namespace-well-formed documents only): a name that is no QName (``p:``,
+``p:a:b``), a prefix nobody declared, ``xmlns:p=""``, two attributes of one name once their
+prefixes are resolved (Namespaces in XML 1.0 §3, §5, §6.3, §7) make a document that is not
+RDF/XML. lxml's tree parser says so; its parser with a target, the fast check, does not.
+So a document the fast check passes is looked through by ``ldids/rdf/_xmlnames.c``, at the
+speed of ``memchr``, for anything that may break those rules, and a document it flags (none
+of those serializers write) is read again by the tree parser, whose error is the one lxml
+gives wherever it reads in step. Without the extension, every document is read again.
+
+Run as ``python -I -S wellformed.py LXML_FOLDER PATH [XMLNAMES]`` (LXML_FOLDER: the folder
+lxml is installed in; XMLNAMES: the file of the compiled ``_xmlnames``, if there is one):
+nothing on standard output and exit 0 when ``PATH`` is well-formed; else the error as JSON
+(message, line, column) and exit 1.
 """
 
 from __future__ import annotations
 
 import json
+import mmap
+import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import IO, Any, cast
 
-__all__ = ["OPTIONS", "MalformedError", "check", "checker"]
+__all__ = ["OPTIONS", "MalformedError", "check", "check_namespaces", "checker", "names_extension"]
 
 #: What lxml is given at a time: more costs no less (64 KiB to 1 MiB: the same time).
 _CHUNK = 1 << 16
@@ -58,7 +73,8 @@ class _Nothing:
 
 
 def check(source: IO[bytes]) -> None:
-    """Read ``source`` to its end: :class:`MalformedError` if it is not well-formed XML."""
+    """Read ``source`` (seekable) to its end: :class:`MalformedError` if it is not
+    well-formed XML, or not namespace-well-formed (:func:`check_namespaces`)."""
     from lxml import etree
 
     parser = checker()
@@ -68,10 +84,90 @@ def check(source: IO[bytes]) -> None:
         parser.close()
     except etree.XMLSyntaxError as error:
         raise MalformedError.of(error) from None
+    check_namespaces(source)
+
+
+#: ``suspect(document) -> int`` of ``ldids/rdf/_xmlnames.c`` (-1: no namespace error), and
+#: the file it was loaded from; None: every document is read again by the tree parser.
+_suspect: Callable[[Any], int] | None = None
+_names_file: str | None = None
+_looked_up = False
+
+
+def names_extension() -> str | None:
+    """The file of the compiled ``_xmlnames`` this process uses, if any (none with
+    ``LDIDS_PURE_PYTHON`` set), for the check run as a script beside the parse."""
+    global _suspect, _names_file, _looked_up
+    if not _looked_up:
+        _looked_up = True
+        try:
+            from ldids.rdf import _xmlnames  # type: ignore[attr-defined,unused-ignore]
+        except ImportError:  # built without a C compiler, or run as a script
+            return None
+        _suspect, _names_file = _xmlnames.suspect, _xmlnames.__file__
+    return None if os.environ.get("LDIDS_PURE_PYTHON") else _names_file
+
+
+def _load_names(path: str) -> None:
+    """The compiled ``_xmlnames`` loaded from its file: the script imports no ldids module."""
+    global _suspect, _names_file
+    from importlib.machinery import ExtensionFileLoader
+    from importlib.util import module_from_spec, spec_from_loader
+
+    loader = ExtensionFileLoader("_xmlnames", path)
+    spec = spec_from_loader("_xmlnames", loader)
+    assert spec is not None
+    module = module_from_spec(spec)
+    loader.exec_module(module)
+    _suspect, _names_file = module.suspect, path
+
+
+def check_namespaces(source: IO[bytes]) -> None:
+    """:class:`MalformedError` if the well-formed document ``source`` (seekable, read from its
+    start) is not namespace-well-formed, as lxml's tree parser says it."""
+    if names_extension() is not None and _suspect is not None:
+        with _whole(source) as document:
+            if document is not None and _suspect(document) < 0:
+                return
+    from lxml import etree
+
+    source.seek(0)
+    tree = etree.XMLPullParser(events=("end",), **OPTIONS)
+    try:
+        while data := source.read(_CHUNK):
+            tree.feed(data)
+            for _, element in tree.read_events():  # keep one element of each level at a time
+                element.clear(keep_tail=True)
+                parent = element.getparent()
+                while parent is not None and element.getprevious() is not None:
+                    del parent[0]
+        tree.close()
+    except etree.XMLSyntaxError as error:
+        raise MalformedError.of(error) from None
+
+
+@contextmanager
+def _whole(source: IO[bytes]) -> Iterator[memoryview | mmap.mmap | None]:
+    """All of ``source``'s bytes, without a copy: a buffer's, or a file's mapped (None: neither)."""
+    if hasattr(source, "getbuffer"):
+        with source.getbuffer() as view:
+            yield view
+        return
+    try:
+        mapped = mmap.mmap(source.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError, AttributeError):
+        yield None
+        return
+    with mapped:
+        yield mapped
 
 
 def main(argv: list[str]) -> int:
+    global _looked_up
     sys.path.insert(0, argv[1])  # where lxml is: python -I -S has no site-packages on its path
+    _looked_up = True  # the script imports no ldids module: the extension is named here, or none is
+    if len(argv) > 3:
+        _load_names(argv[3])
     try:
         with open(argv[2], "rb") as source:
             check(source)

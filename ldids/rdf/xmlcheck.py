@@ -54,9 +54,10 @@ class Check:
         # nor the ldids package imported (python -I -S), takes 0.02 s of CPU to start where
         # python -m ldids.rdf.xmlcheck takes 0.09 s, on the cores the run's workers use.
         lxml_folder = os.path.dirname(os.path.dirname(os.path.abspath(etree.__file__)))
-        command = [sys.executable, "-I", "-S", os.path.abspath(wellformed.__file__), lxml_folder]
+        command = [sys.executable, "-I", "-S", os.path.abspath(wellformed.__file__), lxml_folder, os.path.abspath(path)]
+        names = wellformed.names_extension()
         self._process: subprocess.Popen[bytes] | None = subprocess.Popen(
-            [*command, os.path.abspath(path)],
+            command if names is None else [*command, names],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
