@@ -456,7 +456,7 @@ def normalize_dump(
         if pool is not None and links is not None and crosswalk is None and not present:
             halves = _split_links(found_links, pool, checked=validation is not None)
             if halves is not None:
-                for run in halves[1]:
+                for run in halves.runs:
                     stack.callback(run.close)
         # A link already in the data is not written again: a second run changes nothing.
         new_links: Iterator[str] | SortedUnique = difference(found_links, present) if present else found_links

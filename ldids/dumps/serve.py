@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass, replace
 from typing import IO, TYPE_CHECKING, Any, BinaryIO
 
+from ldids.dumps.placed import PlacedWriter
 from ldids.dumps.signals import let_through
 from ldids.dumps.sorting import SortedUnique
 from ldids.dumps.stream import BlockResult, BytesLike, Settings, process_block, process_block_in
@@ -333,33 +334,42 @@ class _Merge:
     it, one descriptor each), from ``starts`` on (:func:`ldids.dumps.sorting.split_point`),
     merged into a file, while the coordinator merges and writes the lower part; ``checked``:
     and its lines checked as the run's output is (``normalize --validate``), as they are
-    merged, the results kept in a second file."""
+    merged, the results kept in a second file. ``at`` not None: merged into the output
+    itself (sent after the runs), from that byte on (:mod:`ldids.dumps.placed`)."""
 
     starts: list[int]
     checked: bool = False
+    at: int | None = None
 
 
 def _merge_part(connection: Connection, task: _Merge) -> bool:
-    """Receives the runs, merges their part, and sends back a line (the number of lines
-    merged and, ``task.checked``, of statements checked, or what went wrong), the file, and
+    """Receives the runs (and the output, ``task.at``), merges their part, and sends back a
+    line (the number of lines merged, of statements checked where ``task.checked``, and of
+    bytes written; or what went wrong), the file merged into unless it is the output, and
     ``task.checked`` the file of what the checks found (:func:`read_found`); False if the
     coordinator is gone."""
     from ldids.dumps import _scan  # a merge is asked for only where it is compiled
 
     runs: list[int] = []
     files: list[BinaryIO] = []
+    output: int | None = None
     try:
         try:
             runs = [_receive_file(connection) for _ in task.starts]
-            merged = scratch_file()
-            files.append(merged)
+            merged: PlacedWriter | BinaryIO
+            if task.at is not None:
+                output = _receive_file(connection)
+                merged = PlacedWriter(output, task.at)
+            else:
+                merged = scratch_file()
+                files.append(merged)
             found = None
             if task.checked:
                 from ldids.dumps.validation import check_output
 
                 found = scratch_file()
                 files.append(found)
-            count = checked = 0
+            count = checked = size = 0
             for data, lines in _scan.MergedRuns(runs, starts=task.starts):
                 merged.write(data)
                 if found is not None:
@@ -368,10 +378,11 @@ def _merge_part(connection: Connection, task: _Merge) -> bool:
                     if rows:  # most batches find nothing: only those that do are kept
                         pickle.dump((count, rows, digests), found, pickle.HIGHEST_PROTOCOL)
                 count += lines
+                size += len(data)
             for file in files:
                 file.flush()
                 file.seek(0)
-            reply: tuple[str, int, int] | str = ("merged", count, checked)
+            reply: tuple[str, int, int, int] | str = ("merged", count, checked, size)
         except Exception as error:  # reported to the coordinator, which stops the run
             reply = f"{type(error).__name__}: {error}"
             for file in files:
@@ -387,6 +398,8 @@ def _merge_part(connection: Connection, task: _Merge) -> bool:
             os.close(run)
         for file in files:
             file.close()
+        if output is not None:
+            os.close(output)
     return True
 
 

@@ -136,13 +136,13 @@ class SortedUnique:
             self.close()
 
 
-def split_point(runs: list[IO[bytes]], samples: int = 16) -> tuple[bytes, list[int]] | None:
+def split_point(runs: list[IO[bytes]], samples: int = 16, lower: float = 0.5) -> tuple[bytes, list[int]] | None:
     """A line that cuts the lines of sorted runs (files, each line ended by LF, each once)
-    about in half by bytes, and where each run's lines from it on start: the lower half is
-    merged with ``MergedRuns(fds, stop=line)``, the upper with ``MergedRuns(fds,
-    starts=offsets)``, each in a process of its own, and a line in several runs falls in
-    one half. None if the runs hold no two distinct lines (each run's last line is among
-    the samples, and its first)."""
+    into two parts, the lower about ``lower`` of their bytes, and where each run's lines
+    from it on start: the lower part is merged with ``MergedRuns(fds, stop=line)``, the
+    upper with ``MergedRuns(fds, starts=offsets)``, each in a process of its own, and a line
+    in several runs falls in one part. None if the runs hold no two distinct lines (each
+    run's last line is among the samples, and its first)."""
     weighted: list[tuple[bytes, int]] = []
     for run in runs:
         size = os.fstat(run.fileno()).st_size
@@ -156,10 +156,10 @@ def split_point(runs: list[IO[bytes]], samples: int = 16) -> tuple[bytes, list[i
     if not weighted:
         return None
     weighted.sort()
-    half, seen, key = sum(weight for _, weight in weighted) // 2, 0, weighted[-1][0]
+    part, seen, key = sum(weight for _, weight in weighted) * lower, 0, weighted[-1][0]
     for line, weight in weighted:
         seen += weight
-        if seen >= half:
+        if seen >= part:
             key = line
             break
     if key == weighted[0][0]:  # nothing below it: the lower half would be empty

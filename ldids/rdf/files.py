@@ -283,7 +283,8 @@ def _unnamed_file(folder: str, path: str) -> int | None:
     if not _O_TMPFILE or not os.path.isdir("/proc/self/fd"):
         return None
     try:
-        return os.open(folder, _O_TMPFILE | os.O_WRONLY, 0o666)
+        # read too: parts written in place are moved within it (ldids.dumps.placed)
+        return os.open(folder, _O_TMPFILE | os.O_RDWR, 0o666)
     except OSError as error:
         if error.errno in _NO_TMPFILE:
             return None  # a folder that is not there is reported by the fallback, as it always was
