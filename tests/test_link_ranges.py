@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from ldids.dumps import sorting
-from ldids.dumps.link_ranges import Sorted, boundaries, merge_range, write_sorted
+from ldids.dumps.link_ranges import Sorted, boundaries, merge_range, room, write_sorted
+from ldids.dumps.placed import close_gaps
 from ldids.dumps.sorting import SortedUnique
 
 ALPHABET = ["a", "b", "c", "z", "\t", " ", "é", "€", "😀", "<", ">"]
@@ -55,11 +56,14 @@ def merge(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> st
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("pieces", [1, 2, 3, 7])
 @pytest.mark.parametrize("cut", ["indexed", "anywhere"])
+@pytest.mark.parametrize("in_place", [False, True])
 def test_ranges_put_together_are_the_merge_less_the_present(
-    merge: str, tmp_path: Path, seed: int, pieces: int, cut: str
+    merge: str, tmp_path: Path, seed: int, pieces: int, cut: str, in_place: bool
 ) -> None:
     """Cut where boundaries() cuts (a batch's first line), or at any line, in the files or
-    not: in the middle of a batch, of a file, before the first line or after the last."""
+    not: in the middle of a batch, of a file, before the first line or after the last.
+    ``in_place``: each range written into one file, in the room its files' lines take (the
+    lines in several files, and those present, leave gaps, closed at the end)."""
     rng = random.Random(seed)
     found_sets = [draw(rng, rng.randint(0, 300)) for _ in range(rng.randint(1, 5))]
     present_sets = [draw(rng, rng.randint(0, 200)) for _ in range(rng.randint(0, 3))]
@@ -75,9 +79,28 @@ def test_ranges_put_together_are_the_merge_less_the_present(
     else:
         cuts = [None, *sorted({line.encode() for line in draw(rng, pieces - 1)}), None]
     written, count = b"", 0
-    for n in range(len(cuts) - 1):
+    if in_place:
+        out = tmp_path / "links"
+        with out.open("w+b") as stream:
+            stream.write(b"\xff" * (1 << 16))  # what is not written over is not kept
+            stream.flush()
+            rooms = [room(found, cuts[n], cuts[n + 1]) for n in range(len(cuts) - 1)]
+            parts, at = [], 0
+            for n, space in enumerate(rooms):
+                lines, size = merge_range(found, present, cuts[n], cuts[n + 1], str(out), at)
+                assert size <= space
+                parts.append((space, size))
+                count += lines
+                at += space
+            assert sum(rooms) == sum(len(line.encode()) + 1 for lines in found_sets for line in lines)
+            end = close_gaps(stream.fileno(), 0, parts)
+        written = out.read_bytes()
+        assert end == len(written)
+    for n in range(len(cuts) - 1) if not in_place else ():
         out = tmp_path / f"range-{n}"
-        count += merge_range(found, present, cuts[n], cuts[n + 1], str(out))
+        lines, size = merge_range(found, present, cuts[n], cuts[n + 1], str(out))
+        assert size == out.stat().st_size
+        count += lines
         written += out.read_bytes()
     assert written == expected
     assert count == len(union - held)

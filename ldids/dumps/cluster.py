@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import math
 import os
 import shutil
@@ -42,7 +43,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from ldids.dumps.blocks import blocks
-from ldids.dumps.link_ranges import Sorted, boundaries, merge_range, new_links, write_sorted
+from ldids.dumps.link_ranges import Sorted, boundaries, merge_range, new_links, room, write_sorted
+from ldids.dumps.placed import close_gaps
 from ldids.dumps.run import DumpSummary, _bad_line, both, crosswalk_line, kept_rows, link_rows
 from ldids.dumps.sorting import SortedUnique, _merged
 from ldids.dumps.stream import BadLine, BlockResult, Settings, new_run, process_block, shared_decisions
@@ -245,7 +247,7 @@ def normalize_on_dask(
             if crosswalk:
                 _write_crosswalk(folder, partitions, summary, links)
             elif links:
-                _write_links(run, folder, partitions, workers, summary)
+                _write_links(run, folder, partitions, workers, summary, here=client is None)
         for leftover in folder.glob(".*-*"):
             leftover.unlink()
         folder.rename(target)
@@ -344,13 +346,27 @@ def _sorted(partitions: list[_Partition], kind: str) -> list[Sorted]:
     return [partition.sorted_files[kind] for partition in partitions if kind in partition.sorted_files]
 
 
-def _write_links(run: _Run, folder: Path, partitions: list[_Partition], workers: int, summary: DumpSummary) -> None:
+def _write_links(
+    run: _Run, folder: Path, partitions: list[_Partition], workers: int, summary: DumpSummary, here: bool
+) -> None:
     """``links.nt``: the links the tasks found, merged a range at a time by ``workers`` tasks
-    (:mod:`ldids.dumps.link_ranges`), the ranges' outputs put together in order."""
+    (:mod:`ldids.dumps.link_ranges`). Where the tasks run ``here``, on this machine, each
+    writes its range into the file in place (:mod:`ldids.dumps.placed`); on a cluster, into
+    a file of its own, and the ranges' files are put together in order."""
     found, present = _sorted(partitions, "links"), _sorted(partitions, "same-as")
     cuts: list[bytes | None] = [None, *boundaries(found, workers), None]
+    if here:
+        rooms = [room(found, cuts[n], cuts[n + 1]) for n in range(len(cuts) - 1)]
+        target = folder / "links.nt"
+        with target.open("w+b") as out:
+            starts = itertools.accumulate(rooms[:-1], initial=0)
+            placed = [(found, present, cuts[n], cuts[n + 1], str(target), at) for n, at in enumerate(starts)]
+            merged: list[tuple[int, int]] = run(merge_range, placed)
+            summary.links = sum(count for count, _ in merged)
+            close_gaps(out.fileno(), 0, [(space, size) for space, (_, size) in zip(rooms, merged, strict=True)])
+        return
     ranges = [(found, present, cuts[n], cuts[n + 1], str(folder / f".range-{n:05d}")) for n in range(len(cuts) - 1)]
-    summary.links = sum(run(merge_range, ranges))
+    summary.links = sum(count for count, _ in run(merge_range, ranges))
     # The first range becomes the file, and the others are appended (in the kernel where it can).
     pieces = [Path(piece) for *_, piece in ranges]
     pieces[0].rename(folder / "links.nt")

@@ -8,7 +8,10 @@ the merge of those files, less the statements held already (:mod:`ldids.dumps.so
 merged in one process it is the serial end of the run. Cut into ranges of the sorted order
 (a line ``lower <= line < upper``), by boundaries chosen among the indexes' lines, each
 range is merged by a task of its own from the same files; the ranges' outputs, in order,
-are the links file.
+are the links file. Where the tasks run on this machine, each range is written into the
+links file itself, in the room its files' lines take (:func:`room`; :mod:`ldids.dumps.placed`):
+putting the ranges' files together copied every range but the first once more, on one core
+(0.37 s of a 5.7 s run at 10M triples).
 
 A range is merged by the compiled merge of whole files (``MergedRuns``, which reads a file
 from its start): it takes each task's files from the one that holds its lower bound to the
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import os
 import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -29,10 +33,11 @@ from pathlib import Path
 from typing import IO
 
 from ldids.dumps import sorting
+from ldids.dumps.placed import PlacedWriter
 from ldids.dumps.sorting import SortedUnique, _merged
-from ldids.rdf.files import WriteBehind, scratch_file
+from ldids.rdf.files import scratch_file
 
-__all__ = ["CHUNK", "INDEX_EVERY", "Sorted", "boundaries", "merge_range", "new_links", "write_sorted"]
+__all__ = ["CHUNK", "INDEX_EVERY", "Sorted", "boundaries", "merge_range", "new_links", "room", "write_sorted"]
 
 #: About how many bytes a sorted file holds before the next is begun: the most a range
 #: copies of a task's files (the piece of the file its lower bound falls in), and few files
@@ -188,25 +193,53 @@ def _batches(runs: list[IO[bytes]], upper: bytes | None) -> Iterator[tuple[bytes
         yield data, count
 
 
-def merge_range(found: list[Sorted], present: list[Sorted], lower: bytes | None, upper: bytes | None, out: str) -> int:
-    """The new links in [lower, upper) (None: unbounded), written to ``out``; their count."""
+def merge_range(
+    found: list[Sorted],
+    present: list[Sorted],
+    lower: bytes | None,
+    upper: bytes | None,
+    out: str,
+    at: int | None = None,
+) -> tuple[int, int]:
+    """The new links in [lower, upper) (None: unbounded), written to the file ``out``, or
+    (``at`` not None) into it in place from that byte on, the room :func:`room` gives
+    (:mod:`ldids.dumps.placed`); their count and bytes."""
     count = 0
     with contextlib.ExitStack() as stack:
         links = _batches([run for file in found for run in _runs(stack, file, lower, upper)], upper)
         held = [run for file in present for run in _runs(stack, file, lower, upper)]
-        with open(out, "wb") as stream:
-            behind = WriteBehind(stream)  # a range is output: written out as it grows
-            if not held:  # written as merged, never split into lines
-                for data, number in links:
-                    stream.write(data)
-                    behind.advance()
-                    count += number
-                return count
-            for batch in _less((data.split(b"\n")[:-1] for data, _ in links), held, upper):
-                stream.write(b"\n".join(batch) + b"\n")
-                behind.advance()
-                count += len(batch)
-    return count
+        descriptor = os.open(out, os.O_WRONLY | (os.O_CREAT | os.O_TRUNC if at is None else 0), 0o666)
+        stack.callback(os.close, descriptor)
+        stream = PlacedWriter(descriptor, at or 0)  # a range is output: written out as it grows
+        if not held:  # written as merged, never split into lines
+            for data, number in links:
+                stream.write(data)
+                count += number
+            return count, stream.written
+        for batch in _less((data.split(b"\n")[:-1] for data, _ in links), held, upper):
+            stream.write(b"\n".join(batch) + b"\n")
+            count += len(batch)
+    return count, stream.written
+
+
+def room(found: list[Sorted], lower: bytes | None, upper: bytes | None) -> int:
+    """The bytes of the files' lines in [lower, upper): the most the range's merge writes."""
+    return sum(
+        (sum(file.sizes) if upper is None else _position(file, upper))
+        - (0 if lower is None else _position(file, lower))
+        for file in found
+    )
+
+
+def _position(file: Sorted, key: bytes) -> int:
+    """Where the first line not below ``key`` is in the files put together."""
+    batch = bisect.bisect_left(file.index, (key, -1, -1)) - 1
+    if batch < 0:  # the first line is not below it
+        return 0
+    _, number, offset = file.index[batch]
+    with open(file.paths[number], "rb") as stream:
+        stream.seek(offset)
+        return sum(file.sizes[:number]) + _first_not_below(stream, key)
 
 
 def _less(batches: Iterator[list[bytes]], present: list[IO[bytes]], upper: bytes | None) -> Iterator[list[bytes]]:
