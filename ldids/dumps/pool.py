@@ -427,8 +427,11 @@ _SPLIT_AT = 4 << 20
 # The lower part's share of the links' bytes: this process merges it while it also writes
 # it through its buffer, the worker merges the upper part and writes it in place. At 10M
 # triples of real cardinality, 2 workers, the two end together at about 0.4 (the last
-# result to the end of the run: 0.40 s at 0.4, 0.46-0.48 s at 0.5; single runs).
+# result to the end of the run: 0.40 s at 0.4, 0.46-0.48 s at 0.5; single runs). Where
+# both also check their lines (normalize --validate), at about a half: 1.04-1.09 s at 0.5,
+# 1.04-1.10 s at 0.45, 1.13-1.14 s at 0.55, 1.26 s at 0.4 (single runs).
 _LOWER = 0.4
+_LOWER_CHECKED = 0.5
 
 
 def _split_links(found: SortedUnique, pool: _Pool | None, *, checked: bool = False) -> _Halves | None:
@@ -440,9 +443,8 @@ def _split_links(found: SortedUnique, pool: _Pool | None, *, checked: bool = Fal
     if pool is None or not pool.merges:
         return None
     runs = found.take_runs()
-    split = (
-        split_point(runs, lower=_LOWER) if sum(os.fstat(run.fileno()).st_size for run in runs) >= _SPLIT_AT else None
-    )
+    size = sum(os.fstat(run.fileno()).st_size for run in runs)
+    split = split_point(runs, lower=_LOWER_CHECKED if checked else _LOWER) if size >= _SPLIT_AT else None
     if split is None:
         found.adopt(runs)
         return None
