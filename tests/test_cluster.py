@@ -9,7 +9,7 @@ from typing import Any, Literal
 import distributed
 import pytest
 
-from ldids.dumps import cluster
+from ldids.dumps import cluster, placed
 from ldids.dumps.cluster import normalize_on_dask
 from ldids.dumps.run import DumpSummary, normalize_dump
 from ldids.dumps.stream import Settings
@@ -338,7 +338,7 @@ def test_same_bytes_as_one_process(
     if scheduler is None:  # the links merged in three ranges (a real run cuts them where it has 10,000s)
         sample = links.splitlines()
         monkeypatch.setattr(cluster, "boundaries", lambda *_: [sample[len(sample) // 3], sample[len(sample) // 2]])
-        close_gaps = cluster.close_gaps
+        close_gaps = placed.close_gaps
 
         def closing(descriptor: int, base: int, parts: list[tuple[int, int]]) -> int:
             closed.append(parts)
@@ -428,9 +428,9 @@ def test_partitions_and_links_are_written_behind(monkeypatch: pytest.MonkeyPatch
         advice.setdefault((name, int(offset)), []).append(int(length))
     assert {part.name for part in parts} <= {name for name, _ in advice}  # every partition
     assert len([name for name, _ in advice if name == "links.nt"]) == 2  # and both ranges of links
-    for name, lengths in advice.items():
-        assert lengths == sorted(lengths), name
-        assert lengths[0] >= 1000, name
+    for where, lengths in advice.items():
+        assert lengths == sorted(lengths), where
+        assert lengths[0] >= 1000, where
 
 
 @pytest.mark.parametrize("how", [["--workers", "1"], ["--workers", "2"], ["--dask", "local", "--workers", "2"]])

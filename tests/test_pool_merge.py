@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import settings as examples
 from hypothesis import strategies as st
 
-from ldids.dumps import pool, sorting
+from ldids.dumps import placed, pool, sorting
 from ldids.dumps.run import normalize_dump
 from ldids.dumps.sorting import split_point
 from ldids.dumps.stream import Settings
@@ -53,13 +53,13 @@ def _merged(runs: list[IO[bytes]], **how: Any) -> bytes:
     st.floats(min_value=0.0, max_value=1.0),
 )
 @examples(max_examples=300, deadline=None)
-def test_the_halves_are_the_merge(contents: list[list[bytes]], samples: int, lower: float) -> None:
+def test_the_halves_are_the_merge(contents: list[list[bytes]], samples: int, share: float) -> None:
     runs = _runs(contents)
     try:
         distinct = sorted({line for lines in contents for line in lines})
         whole = b"".join(line + b"\n" for line in distinct)
         assert _merged(runs) == whole
-        split = split_point(runs, samples, lower)
+        split = split_point(runs, samples, share)
         if split is None:
             assert len(distinct) < 2
             return
@@ -136,7 +136,7 @@ def test_a_run_with_its_links_merged_in_halves_writes_what_one_process_writes(
 
     monkeypatch.setattr(pool._Pool, "merged_upper", counted)
     closed: list[list[tuple[int, int]]] = []
-    close_gaps = pool.close_gaps
+    close_gaps = placed.close_gaps
 
     def closing(descriptor: int, base: int, parts: list[tuple[int, int]]) -> int:
         closed.append(parts)
