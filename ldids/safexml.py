@@ -12,6 +12,7 @@ import re
 from lxml import etree
 
 from ldids.errors import InputError, has_lone_cr, offset_of, place
+from ldids.rdf.wellformed import without_position
 
 __all__ = ["parse"]
 
@@ -57,13 +58,13 @@ def parse(data: bytes, source: str | None = None) -> etree._Element:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as error:
         line, column = error.position if error.position else (error.lineno, 0)
-        message = error.msg
+        message = without_position(error.msg)
         if line and has_lone_cr(data):
             # libxml2 counts lines by LF alone: a document whose lines end at CR is one line
             # to it. Its place is told again as XML counts lines; its message's own "line N"
             # would not be, and is left out.
             line, column = place(data, offset_of(data, line, max(column, 1), lf_only=True))
-            message = re.sub(r" line \d+|, line \d+, column \d+$", "", message)
+            message = re.sub(r" line \d+", "", message)
         raise InputError(f"malformed XML: {message}", source=source, line=line, column=max(column, 1)) from error
     if root is None:
         raise InputError("empty XML document", source=source, line=1, column=1)

@@ -232,7 +232,7 @@ def test_a_namespace_error_is_the_same_on_every_path(
     parser.close()  # the fast check alone: no error
     source = tmp_path / "bad.rdf"
     source.write_bytes(data)
-    expected = f"{source}:{line}:{column}: malformed XML: {raised.value.msg}"
+    expected = f"{source}:{line}:{column}: malformed XML: {wellformed.without_position(raised.value.msg)}"
     runs = {
         "in step": ["normalize", str(source), "-t", "nt", "--workers", "1"],
         "the whole graph": ["normalize", str(source), "-o", str(tmp_path / "out.ttl")],
@@ -262,3 +262,21 @@ def test_without_the_compiled_look_every_document_is_read_again(monkeypatch: pyt
         with pytest.raises(wellformed.MalformedError):
             wellformed.check(io.BytesIO(text.encode("utf-8")))
     wellformed.check(io.BytesIO(GOOD.encode("utf-8")))
+
+
+@pytest.mark.parametrize(
+    ("message", "kept"),
+    [
+        (
+            "Opening and ending tag mismatch: Description line 2 and RDF, line 2, column 49",
+            "Opening and ending tag mismatch: Description line 2 and RDF",
+        ),
+        ("Failed to parse QName 'p:', line 1, column 127", "Failed to parse QName 'p:'"),
+        ("Premature end of data in tag RDF line 1", "Premature end of data in tag RDF line 1"),
+        ("a value, line 3, column x", "a value, line 3, column x"),
+        ("", ""),
+    ],
+)
+def test_an_error_says_its_place_once(message: str, kept: str) -> None:
+    """The error's own line and column say where; lxml's message ends with them again."""
+    assert wellformed.without_position(message) == kept

@@ -29,12 +29,13 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any, cast
 
-__all__ = ["OPTIONS", "MalformedError", "check", "check_namespaces", "checker", "names_extension"]
+__all__ = ["OPTIONS", "MalformedError", "check", "check_namespaces", "checker", "names_extension", "without_position"]
 
 #: What lxml is given at a time: more costs no less (64 KiB to 1 MiB: the same time).
 _CHUNK = 1 << 16
@@ -52,9 +53,19 @@ class MalformedError(Exception):
 
     @classmethod
     def of(cls, error: Any) -> MalformedError:
-        """The fault lxml's ``XMLSyntaxError`` says (a position it does not say is line 1, column 1)."""
+        """The fault lxml's ``XMLSyntaxError`` says (a position it does not say is line 1,
+        column 1), without the ", line N, column M" lxml ends its message with: the error
+        says where already."""
         line, column = error.position if error.position else (error.lineno, 0)
-        return cls(f"malformed XML: {error.msg}", max(line, 1), max(column, 1))
+        return cls(f"malformed XML: {without_position(error.msg)}", max(line, 1), max(column, 1))
+
+
+def without_position(message: str) -> str:
+    """lxml's message without the place it adds at its end (", line 2, column 49")."""
+    end = message.rfind(", line ")
+    if end >= 0 and re.fullmatch(r", line \d+, column \d+", message[end:]):
+        return message[:end]
+    return message
 
 
 def checker() -> Any:  # lxml's parser with a custom target
