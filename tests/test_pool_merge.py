@@ -164,7 +164,8 @@ def test_a_run_with_its_links_merged_in_halves_writes_what_one_process_writes(
     # Into a plain file the worker writes its part in place (ldids.dumps.placed), after room
     # for the lower part: the same links in several runs leave a gap, closed at the end.
     assert len(closed) == (0 if links.endswith(".gz") else 2)
-    assert all(room == written for (room, written), _ in closed) != (twice and bool(closed))
+    gaps = [room > written for (room, written), _ in closed]
+    assert any(gaps) == (twice and not links.endswith(".gz"))
 
 
 @pytest.mark.parametrize(("start", "size", "step"), [(0, 0, 7), (0, 10, 7), (3, 10, 7), (0, 14, 7), (5, 1000, 64)])
