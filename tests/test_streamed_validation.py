@@ -8,6 +8,7 @@ component)."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import random
 import re
@@ -738,6 +739,78 @@ def test_the_automata_as_one_product_or_each_in_a_lane_give_every_result(
     if products:
         assert validation._scan is not None
         assert any(size is not None for size in validation._scan.product_sizes())
+
+
+def _absolute(text: str) -> bool:
+    """Is ``text`` an IRI an N-Triples IRIREF may hold (RFC 3987, absolute)?"""
+    try:
+        list(ox.parse(f"<{text}> <urn:p> <urn:o> .".encode(), ox.RdfFormat.N_TRIPLES))
+    except SyntaxError:
+        return False
+    return True
+
+
+def _alike(seed: int, count: int = 900) -> list[str]:
+    """Lines whose terms begin as the terms before them do (a dump's next subject, a sorted
+    run of links), parting at every place: before, at and past where an automaton stops (a
+    byte no pattern takes, a text longer than the one before or than 124 bytes, the product's
+    memory of a text), and the same texts in other kinds and other places."""
+    pick = random.Random(seed)
+    heads = [
+        "info:fedora/demo:",
+        "INFO:FEDORA/demo%3a",
+        "oai:arXiv.org:hep-th/",
+        "http://purl.org/poi/arXiv.org/",
+        "https://purl.org/poi/example.org/item",
+        "hdl:100.102/",
+        "hdl:1765/",
+        "http://hdl.handle.net/1765/",
+    ]
+    tails = ["1", "12", "9901001", "abcdefabcdefabcdefabcdefabcdefab", "ABCDEFABCDEFABCDEFABCDEFABCDEFAB", "a" * 130]
+    changes = ["a", "Z", "0", "9", ":", "%3a", "/", "~", "-", ".", "_", "\u00e9", ""]
+    lines = []
+    last = {head: head + tails[0] for head in heads}
+    head = heads[0]
+    for number in range(count):
+        if pick.random() < 0.3:
+            head = pick.choice(heads)
+        if pick.random() < 0.2:
+            text = head + pick.choice(tails)
+        else:  # the last text of this head, a byte of it changed, or cut, or carried on
+            text = last[head]
+            at = pick.randint(0, len(text))
+            kept = text[at + pick.randint(0, 1) :] if pick.random() < 0.8 else ""
+            text = text[:at] + pick.choice(changes) + kept
+        last[head] = text
+        iri = f"<{text}>" if _absolute(text) else f"<urn:x:{number}>"  # a literal may be anything
+        where = pick.random()
+        if where < 0.4:
+            lines.append(f"{iri} <http://example.org/p> <urn:o{number}> .")
+        elif where < 0.7:
+            lines.append(f"<urn:s{number}> <http://example.org/p> {iri} .")
+        elif where < 0.8:
+            lines.append(f'<urn:s{number}> <http://example.org/p> "{text}" .')
+        elif where < 0.9:
+            lines.append(f"{iri} {SAME_AS} <{pick.choice(heads)}{pick.choice(tails)}> .")
+        else:
+            lines.append(f'<info:fedora/demo:{number}> {DC} "{text[-20:]}" .')
+    return lines
+
+
+@pytest.mark.skipif(validation._scan is None, reason="the C extension is not built")
+@pytest.mark.parametrize("seed", range(4))
+def test_a_text_read_on_from_where_it_parts_from_the_last_gives_every_result(
+    seed: int, products: bool, selections: Selections
+) -> None:
+    """The product reads a text that begins as the last one it read (with the same first
+    bytes) on from the state where the two part (ldids/dumps/_scan.c, run_product): the
+    results are the Python checks', for texts that part anywhere, in blocks of any size."""
+    lines = _alike(seed)
+    data = ("\n".join(lines) + "\n").encode()
+    cuts = sorted({0, len(data), *(data.index(b"\n", len(data) * k // 5) + 1 for k in range(1, 5))})
+    _, found, expected = selections([data[a:b] for a, b in itertools.pairwise(cuts)])
+    assert len(expected) > 100
+    assert found == expected
 
 
 def _counting_shapes(periods: list[int]) -> Graph:

@@ -3117,7 +3117,8 @@ typedef struct {
     const unsigned char *clean_term;
     Py_ssize_t clean_length;
     PyObject *clean_class;
-    /* The last term at the gate that holds no needle (the subject of many lines in a row). */
+    /* The last term at the gate that holds no needle, or (where the automata read it alone)
+     * for which they said the group gives nothing: the subject of many lines in a row. */
     const unsigned char *passed_term;
     Py_ssize_t passed_length;
     /* Or what the group gives by the kinds of the subject and object and which terms are
@@ -3411,6 +3412,10 @@ typedef struct Packed {
      * Dfas, in the order of the bits of a product state's answers. */
     const struct Product *product[3];
     int product_dfas[3][64], product_count[3];
+    /* What automata_clean asks where there is no class of the predicate (by_first): the same
+     * for every line, so worked out once (plain_known). */
+    int plain_known, plain_on, plain_positions;
+    uint64_t plain_asked;
 } Packed;
 
 /* Per table of rows, a copy in which a state that every byte leads back to has flag 4, and
@@ -3730,14 +3735,73 @@ static int product_of(Packed *packed, int position) {
     return 0;
 }
 
+/* The last text each product ran over, by its product and first bytes, with the row after
+ * each of its first bytes (rows[k]: the row after k bytes; rows[0] the start). A dump names
+ * things alike one after another (a subject's IRI, then the next one's; a sorted run of
+ * links), and a text read again from the start waits on a load per byte: one that begins as
+ * the text held does is read on from the row where the two part. What a row is after a
+ * prefix depends on the prefix alone, so the answers are those of a run from the start. The
+ * run holds the GIL (select_lines), so one table serves the process. */
+#define RECENT_BITS 4
+#define RECENT_BYTES 124
+typedef struct {
+    const Product *product;
+    uint32_t length; /* the bytes of text held, and of rows past the start known */
+    unsigned char text[RECENT_BYTES];
+    uint32_t rows[RECENT_BYTES + 1];
+} Recent;
+
+static Recent recent_texts[1 << RECENT_BITS];
+
+/* How many first bytes a and b share, of at most limit. */
+static inline Py_ssize_t common_prefix(const unsigned char *a, const unsigned char *b, Py_ssize_t limit) {
+    Py_ssize_t i = 0;
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; i + 8 <= limit; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) {
+            return i + (__builtin_ctzll(x ^ y) >> 3);
+        }
+    }
+#endif
+    while (i < limit && a[i] == b[i]) {
+        i++;
+    }
+    return i;
+}
+
 /* Runs the product of the Dfas that read ``position`` over the text, and says whether each
  * accepts it. */
 static void run_product(Packed *packed, int position, const unsigned char *text, Py_ssize_t length) {
     const Product *product = packed->product[position];
     const uint32_t *rows = product->rows;
     const uint16_t *class_of = product->class_of;
-    uint32_t row = product->start, stop_at = product->stop_at;
-    for (Py_ssize_t i = 0; i < length && row < stop_at; i++) {
+    uint32_t stop_at = product->stop_at;
+    uint64_t head = 0;
+    memcpy(&head, text, length < 8 ? (size_t)length : 8);
+    Recent *recent =
+        &recent_texts[((head ^ (uint64_t)(uintptr_t)product) * 0x9E3779B97F4A7C15ull) >> (64 - RECENT_BITS)];
+    Py_ssize_t i = 0;
+    if (recent->product == product) {
+        i = common_prefix(text, recent->text, length < recent->length ? length : recent->length);
+    } else {
+        recent->product = product;
+        recent->length = 0;
+        recent->rows[0] = product->start;
+    }
+    Py_ssize_t from = i, held = length < RECENT_BYTES ? length : RECENT_BYTES;
+    uint32_t row = recent->rows[i];
+    for (; i < held && row < stop_at; i++) {
+        row = rows[row + class_of[text[i]]];
+        recent->text[i] = text[i];
+        recent->rows[i + 1] = row;
+    }
+    if (i > from) {
+        recent->length = (uint32_t)i; /* past it, the rows held are another text's */
+    }
+    for (; i < length && row < stop_at; i++) {
         row = rows[row + class_of[text[i]]];
     }
     uint32_t classes = product->width - 2;
@@ -4062,6 +4126,12 @@ static int way_holds(const Packed *packed, const PackedRule *rule, const unsigne
 static int automata_clean(Packed *packed, const unsigned char *line, const Terms *terms, PyObject *class) {
     /* The rules a failed test of the predicate turns away, and the automata of the others. */
     int on = 0, positions = 0;
+    if (packed->by_first && class == NULL && packed->plain_known) {
+        packed->asked_bits = packed->plain_asked;
+        on = packed->plain_on;
+        positions = packed->plain_positions;
+        goto asked;
+    }
     if (!packed->by_first) {
         memset(packed->asked, 0, (size_t)packed->dfa_count);
     }
@@ -4094,6 +4164,13 @@ static int automata_clean(Packed *packed, const unsigned char *line, const Terms
             positions |= 1 << rule->focus;
         }
     }
+    if (packed->by_first && class == NULL) {
+        packed->plain_asked = packed->asked_bits;
+        packed->plain_on = on;
+        packed->plain_positions = positions;
+        packed->plain_known = 1;
+    }
+asked:
     if (!on) {
         return 1;
     }
@@ -4415,6 +4492,7 @@ static void tables_trim(void) {
     }
     if (product_tables != NULL && PyDict_GET_SIZE(product_tables) >= 1024) {
         PyDict_Clear(product_tables);
+        memset(recent_texts, 0, sizeof recent_texts); /* their products may be gone */
     }
 }
 
@@ -4523,6 +4601,12 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
                     goto done;
                 }
                 if (group->automata && group_clean(group, line, &terms, class)) {
+                    if (group->gate >= 0 && group->reads == group->gate && !group->with_predicate) {
+                        /* Its automata read the term at the gate alone, so a line with this
+                         * term there gives nothing either: asked no more (is_candidate). */
+                        group->passed_term = line + terms.start[group->gate];
+                        group->passed_length = terms.stop[group->gate] - terms.start[group->gate];
+                    }
                     continue;
                 }
                 /* Before the key: a line the table says gives nothing costs no key (a group
