@@ -3742,7 +3742,7 @@ static int product_of(Packed *packed, int position) {
  * the text held does is read on from the row where the two part. What a row is after a
  * prefix depends on the prefix alone, so the answers are those of a run from the start. The
  * run holds the GIL (select_lines), so one table serves the process. */
-#define RECENT_BITS 4
+#define RECENT_BITS 6
 #define RECENT_BYTES 124
 typedef struct {
     const Product *product;

@@ -428,10 +428,12 @@ _SPLIT_AT = 4 << 20
 # it through its buffer, the worker merges the upper part and writes it in place. At 10M
 # triples of real cardinality, 2 workers, the two end together at about 0.4 (the last
 # result to the end of the run: 0.40 s at 0.4, 0.46-0.48 s at 0.5; single runs). Where
-# both also check their lines (normalize --validate), at about a half: 1.04-1.09 s at 0.5,
-# 1.04-1.10 s at 0.45, 1.13-1.14 s at 0.55, 1.26 s at 0.4 (single runs).
+# both also check their lines (normalize --validate), a little less than half: the links'
+# checks are the cheaper for their order (a text read on from where it parts from the last,
+# ldids/dumps/_scan.c: run_product), and at 0.5 the worker was done first (the whole run at
+# 0.44 and 0.42, 0.98x and 0.97x its wall time at 0.5: farm-bench, 7 pairs each).
 _LOWER = 0.4
-_LOWER_CHECKED = 0.5
+_LOWER_CHECKED = 0.44
 
 
 def _split_links(found: SortedUnique, pool: _Pool | None, *, checked: bool = False) -> _Halves | None:
