@@ -3412,10 +3412,13 @@ typedef struct Packed {
      * Dfas, in the order of the bits of a product state's answers. */
     const struct Product *product[3];
     int product_dfas[3][64], product_count[3];
-    /* What automata_clean asks where there is no class of the predicate (by_first): the same
-     * for every line, so worked out once (plain_known). */
+    /* What automata_clean asks (by_first) for the class of the predicate it was last given,
+     * or for none (plain_class NULL): which rules the class turns away, the same on every line
+     * with it, so worked out once a class. A strong reference, so that no other class comes
+     * to be at its address while it is held (packed_free). */
     int plain_known, plain_on, plain_positions;
     uint64_t plain_asked;
+    PyObject *plain_class;
 } Packed;
 
 /* Per table of rows, a copy in which a state that every byte leads back to has flag 4, and
@@ -3929,6 +3932,13 @@ static Packed *packed_init(PyObject *rules) {
     return packed;
 }
 
+static void packed_free(Packed *packed) {
+    if (packed != NULL) {
+        Py_XDECREF(packed->plain_class);
+        PyMem_Free(packed);
+    }
+}
+
 /* The live automata of run_together, in locals: nothing written during the run may change
  * them, and the compiler knows it (a write through packed->accepts could, it must assume,
  * change what a Dfa holds). An array a field: a step reads the same field of each in turn. */
@@ -4126,7 +4136,7 @@ static int way_holds(const Packed *packed, const PackedRule *rule, const unsigne
 static int automata_clean(Packed *packed, const unsigned char *line, const Terms *terms, PyObject *class) {
     /* The rules a failed test of the predicate turns away, and the automata of the others. */
     int on = 0, positions = 0;
-    if (packed->by_first && class == NULL && packed->plain_known) {
+    if (packed->by_first && packed->plain_known && class == packed->plain_class) {
         packed->asked_bits = packed->plain_asked;
         on = packed->plain_on;
         positions = packed->plain_positions;
@@ -4164,7 +4174,8 @@ static int automata_clean(Packed *packed, const unsigned char *line, const Terms
             positions |= 1 << rule->focus;
         }
     }
-    if (packed->by_first && class == NULL) {
+    if (packed->by_first) {
+        Py_XSETREF(packed->plain_class, Py_XNewRef(class));
         packed->plain_asked = packed->asked_bits;
         packed->plain_on = on;
         packed->plain_positions = positions;
@@ -4673,8 +4684,8 @@ done:
     Py_XDECREF(digests);
     Py_XDECREF(no_path);
     for (Py_ssize_t g = 0; groups != NULL && g < count; g++) {
-        PyMem_Free(groups[g].packed);
-        PyMem_Free(groups[g].rows);
+        packed_free(groups[g].packed);
+        packed_free(groups[g].rows);
     }
     PyMem_Free(groups);
     PyBuffer_Release(&data);
