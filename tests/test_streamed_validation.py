@@ -754,7 +754,8 @@ def _alike(seed: int, count: int = 900) -> list[str]:
     """Lines whose terms begin as the terms before them do (a dump's next subject, a sorted
     run of links), parting at every place: before, at and past where an automaton stops (a
     byte no pattern takes, a text longer than the one before or than 124 bytes, the product's
-    memory of a text), and the same texts in other kinds and other places."""
+    memory of a text), and the same texts in other kinds and other places, literals with an
+    escape among them."""
     pick = random.Random(seed)
     heads = [
         "info:fedora/demo:",
@@ -788,8 +789,12 @@ def _alike(seed: int, count: int = 900) -> list[str]:
             lines.append(f"{iri} <http://example.org/p> <urn:o{number}> .")
         elif where < 0.7:
             lines.append(f"<urn:s{number}> <http://example.org/p> {iri} .")
-        elif where < 0.8:
+        elif where < 0.75:
             lines.append(f'<urn:s{number}> <http://example.org/p> "{text}" .')
+        elif where < 0.8:  # an ECHAR spells a character no pattern takes: the text is not as written
+            at = pick.randint(0, len(text))
+            escape = pick.choice(["\\t", "\\n", '\\"', "\\\\"])
+            lines.append(f'<urn:s{number}> <http://example.org/p> "{text[:at]}{escape}{text[at:]}" .')
         elif where < 0.9:
             lines.append(f"{iri} {SAME_AS} <{pick.choice(heads)}{pick.choice(tails)}> .")
         else:

@@ -365,6 +365,8 @@ typedef struct {
     Py_ssize_t language_stop;
     int spaced;                     /* white space between the object literal's terminals */
     Py_ssize_t end;                 /* where the statement ends: its comment, if any, starts */
+    Py_ssize_t closing;             /* the object literal's closing '"', or -1 */
+    int unescaped;                  /* 1: the line holds no backslash (escaped), 0: not known */
 } Terms;
 
 /* literal at s[p] == '"' (N-Triples [6], [9], [144s]); the position after it, or -1. A
@@ -395,6 +397,7 @@ static Py_ssize_t literal(const unsigned char *s, Py_ssize_t p, Py_ssize_t end, 
             p++;
         }
     }
+    terms->closing = p - 1;
     Py_ssize_t q = skip_ws(s, p, end);
     if (q < end && s[q] == '@') {
         /* LANGTAG: '@' [a-zA-Z]+ ('-' [a-zA-Z0-9]+)* */
@@ -457,6 +460,7 @@ static Py_ssize_t trusted_literal(const unsigned char *s, Py_ssize_t p, Py_ssize
             break;
         }
     }
+    terms->closing = q - 1;
     Py_ssize_t r = skip_ws(s, q, end);
     if (r < end && s[r] == '@') {
         Py_ssize_t stop = r + 1;
@@ -485,8 +489,8 @@ static Py_ssize_t trusted_literal(const unsigned char *s, Py_ssize_t p, Py_ssize
  * split into its terms (trusted_iri, trusted_literal). */
 static int split_statement(const unsigned char *s, Py_ssize_t end, Terms *terms, int trusted) {
     Py_ssize_t p = skip_ws(s, 0, end), q;
-    terms->language = terms->language_stop = terms->datatype = -1;
-    terms->spaced = 0;
+    terms->language = terms->language_stop = terms->datatype = terms->closing = -1;
+    terms->spaced = terms->unescaped = 0;
     for (int index = 0; index < 4; index++) {
         unsigned char c = p < end ? s[p] : 0;
         if (c == '<') {
@@ -3241,8 +3245,9 @@ static int group_seen(const Group *group, Py_ssize_t number, PyObject *memo, Py_
 /* Might an escape in the line spell a needle's character? Any escape if a needle holds a
  * character an ECHAR spells (any_escape), else a UCHAR (N-Triples [10], [153s]): a "\\u"
  * that is an escaped backslash and a 'u' counts too, which only costs a look. */
-static int escaped(const unsigned char *s, Py_ssize_t length, int any_escape) {
+static int escaped(const unsigned char *s, Py_ssize_t length, int any_escape, Terms *terms) {
     const unsigned char *at = memchr(s, '\\', (size_t)length);
+    terms->unescaped = at == NULL;
     if (at != NULL && any_escape) {
         return 1;
     }
@@ -3344,10 +3349,12 @@ static int term_text(const unsigned char *line, const Terms *terms, int index, c
                      Py_ssize_t *length) {
     const unsigned char *term = line + terms->start[index];
     Py_ssize_t size = terms->stop[index] - terms->start[index], stop = size - 1; /* an IRI: <...> */
-    if (size < 2 || memchr(term, '\\', (size_t)size) != NULL) {
+    if (size < 2 || (!terms->unescaped && memchr(term, '\\', (size_t)size) != NULL)) {
         return 0;
     }
-    if (term[0] == '"') {
+    if (term[0] == '"' && index == 2 && terms->closing > terms->start[2]) {
+        stop = terms->closing - terms->start[2]; /* the literal's lexical form ends there */
+    } else if (term[0] == '"') {
         while (stop > 0 && term[stop] != '"') {
             stop--;
         }
@@ -4577,7 +4584,7 @@ static PyObject *select_lines(PyObject *module, PyObject *args) {
             selected = 1;
         } else {
             statements++;
-            selected = escaped(line, body, any_escape);
+            selected = escaped(line, body, any_escape, &terms);
             /* No look for the line's needles here: each group looks for its own in the term at
              * its gate, or compares its predicate, and a line that holds none of them gives no
              * group a key; the line's look would only go over the terms once more. */
