@@ -3788,7 +3788,12 @@ static void run_product(Packed *packed, int position, const unsigned char *text,
     const Product *product = packed->product[position];
     const uint32_t *rows = product->rows;
     const uint16_t *class_of = product->class_of;
-    uint32_t stop_at = product->stop_at;
+    uint32_t stop_at = product->stop_at, row = product->start;
+    /* A text whose first byte stops every automaton (most texts no gate takes) has its answers
+     * then: the memory of texts is not looked at. */
+    if (length == 0 || (row = rows[row + class_of[text[0]]]) >= stop_at) {
+        goto answered;
+    }
     uint64_t head = 0;
     memcpy(&head, text, length < 8 ? (size_t)length : 8);
     Recent *recent =
@@ -3802,7 +3807,7 @@ static void run_product(Packed *packed, int position, const unsigned char *text,
         recent->rows[0] = product->start;
     }
     Py_ssize_t from = i, held = length < RECENT_BYTES ? length : RECENT_BYTES;
-    uint32_t row = recent->rows[i];
+    row = recent->rows[i];
     for (; i < held && row < stop_at; i++) {
         row = rows[row + class_of[text[i]]];
         recent->text[i] = text[i];
@@ -3814,6 +3819,7 @@ static void run_product(Packed *packed, int position, const unsigned char *text,
     for (; i < length && row < stop_at; i++) {
         row = rows[row + class_of[text[i]]];
     }
+answered:;
     uint32_t classes = product->width - 2;
     uint64_t answers = rows[row + classes] | (uint64_t)rows[row + classes + 1] << 32;
     for (int j = 0; j < packed->product_count[position]; j++) {
