@@ -111,6 +111,30 @@ def test_seen_insert_is_add_hash_in_turn(blocks: list[list[int]], generation: in
         assert len(compiled) == len(pure) == len(reference)
 
 
+@given(st.lists(_DIGESTS, max_size=700), st.sampled_from([1024, 2048]))
+@settings(max_examples=80, deadline=None)
+def test_a_grown_table_is_the_same_compiled_or_not(digests: list[int], size: int) -> None:
+    # A table grows by its values added again in C (seen_insert), as the Python loop of its
+    # reference adds them: slot for slot the same table, for values that probe on (the same
+    # low bits) and that wrap around its end.
+    pytest.importorskip("ldids.dumps._scan")
+    table = results._table(size)
+    for digest in digests[: size // 2]:
+        value = (digest & ((1 << 64) - 1)) or 1
+        table[results._slot(table, value)] = value
+    compiled = results._grown(table)
+    previous = os.environ.get("LDIDS_PURE_PYTHON")
+    os.environ["LDIDS_PURE_PYTHON"] = "1"
+    try:
+        reference = results._grown(table)
+    finally:
+        os.environ.pop("LDIDS_PURE_PYTHON")
+        if previous is not None:
+            os.environ["LDIDS_PURE_PYTHON"] = previous
+    assert compiled == reference
+    assert sorted(value for value in compiled if value) == sorted(value for value in table if value)
+
+
 @given(st.lists(st.integers(1, 300), max_size=3000), st.sampled_from([1, 7, 64, 100]))  # 0 is stored as 1
 @settings(max_examples=80, deadline=None)
 def test_seen_generations_against_two_sets(numbers: list[int], generation: int) -> None:

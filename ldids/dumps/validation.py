@@ -434,10 +434,13 @@ class Streamed:
             verdict.counts[_shown(nodes[shape])] += number
         if self._kept.limit != 0:
             offer = self._kept.offer
+            # Each shape's name once a block (a block of millions of results has a few shapes).
+            names = {key: _shown(node) for key, node in nodes.items()}
             for row in itertools.compress(rows, flags):
                 if row is not None:
                     at = lines_before + row[0] if lines else None
-                    offer(_order(_shown(row[4]), name, at, row[1]), (row, name, at))
+                    shown = names.get(id(row[4]))
+                    offer(_order(_shown(row[4]) if shown is None else shown, name, at, row[1]), (row, name, at))
 
     @property
     def bar(self) -> Key | None:
