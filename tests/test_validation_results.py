@@ -19,12 +19,14 @@ from hypothesis import strategies as st
 from rdflib import Graph
 from rdflib.compare import isomorphic
 from rdflib.namespace import RDF, SH
+from rdflib.term import URIRef
 
 from ldids.cli.validate import write_report
 from ldids.dumps import results
-from ldids.dumps.results import Kept, Seen
-from ldids.dumps.validation import validate_dump
+from ldids.dumps.results import Kept, Key, Seen
+from ldids.dumps.validation import Streamed, validate_dump
 from ldids.resources import shapes_graph
+from ldids.shacl.validate import Verdict
 
 
 @given(st.lists(st.binary(min_size=16, max_size=16), max_size=3000))
@@ -133,6 +135,34 @@ def test_a_grown_table_is_the_same_compiled_or_not(digests: list[int], size: int
             os.environ["LDIDS_PURE_PYTHON"] = previous
     assert compiled == reference
     assert sorted(value for value in compiled if value) == sorted(value for value in table if value)
+
+
+def test_a_block_past_the_bar_is_only_counted_and_one_below_it_is_listed() -> None:
+    # Once the first results are known (the bar), a block whose every row comes after it is
+    # counted and not offered; a block with a row before it (here a line before the bar's,
+    # given after a later one) still lists that row.
+    shape, component = URIRef("urn:shape"), SH.PatternConstraintComponent
+
+    def rows(lines: list[int]) -> list[tuple[object, ...]]:
+        return [(n, f"<urn:x{n}>", None, f"<urn:x{n}>", shape, component, "m", SH.Violation, None) for n in lines]
+
+    run = Streamed(Verdict(True), max_results=2)
+    run.add(300, rows(list(range(2, 300))), "f.nt")  # type: ignore[arg-type]
+    assert run.bar is not None, "the first two are known"
+    offered: list[object] = []
+    offer = run._kept.offer
+
+    def counted(key: Key, item: object) -> None:
+        offered.append(key)
+        offer(key, item)  # type: ignore[arg-type]
+
+    run._kept.offer = counted  # type: ignore[method-assign]
+    run.add(2, rows([400, 500]), "f.nt")  # type: ignore[arg-type]
+    assert offered == []
+    run.add(2, rows([600, 1]), "f.nt")  # type: ignore[arg-type]
+    assert len(offered) == 2
+    assert [violation.line for violation in run.results()] == [1, 2]
+    assert sum(run.verdict.counts.values()) == 298 + 4
 
 
 @given(st.lists(st.integers(1, 300), max_size=3000), st.sampled_from([1, 7, 64, 100]))  # 0 is stored as 1

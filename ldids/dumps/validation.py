@@ -436,6 +436,14 @@ class Streamed:
             offer = self._kept.offer
             # Each shape's name once a block (a block of millions of results has a few shapes).
             names = {key: _shown(node) for key, node in nodes.items()}
+            bar = self._kept.bar
+            if bar is not None:
+                # A shape whose every row here comes after the bar (by the block's first line:
+                # the rest come after it) has none listed: a dump of millions of results lists
+                # its first ones from its first blocks, and only counts the others.
+                first = min((row[0] for row in rows if row is not None), default=0) if lines else 0
+                if all((shown, name, lines_before + first if lines else 0) > bar[:3] for shown in names.values()):
+                    return
             for row in itertools.compress(rows, flags):
                 if row is not None:
                     at = lines_before + row[0] if lines else None
