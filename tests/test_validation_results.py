@@ -5,12 +5,14 @@ keeps the first N results against the first N of a run that keeps every one."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -92,6 +94,20 @@ _DIGESTS = st.one_of(
 )
 
 
+@contextlib.contextmanager
+def _pure_python() -> Iterator[None]:
+    """LDIDS_PURE_PYTHON set for the block, as it was after (hypothesis runs a test many
+    times in one function-scoped fixture: monkeypatch would not undo it between them)."""
+    previous = os.environ.get("LDIDS_PURE_PYTHON")
+    os.environ["LDIDS_PURE_PYTHON"] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop("LDIDS_PURE_PYTHON")
+        if previous is not None:
+            os.environ["LDIDS_PURE_PYTHON"] = previous
+
+
 @given(st.lists(st.lists(_DIGESTS, max_size=600), max_size=6), st.sampled_from([1, 7, 64, 100, 1 << 19]))
 @settings(max_examples=120, deadline=None)
 def test_seen_insert_is_add_hash_in_turn(blocks: list[list[int]], generation: int) -> None:
@@ -102,14 +118,8 @@ def test_seen_insert_is_add_hash_in_turn(blocks: list[list[int]], generation: in
     for block in blocks:
         expected = [int(reference.add_hash(digest)) for digest in block]
         assert list(compiled.insert(block)) == expected
-        previous = os.environ.get("LDIDS_PURE_PYTHON")
-        os.environ["LDIDS_PURE_PYTHON"] = "1"
-        try:
+        with _pure_python():
             assert list(pure.insert(block)) == expected
-        finally:
-            os.environ.pop("LDIDS_PURE_PYTHON")
-            if previous is not None:
-                os.environ["LDIDS_PURE_PYTHON"] = previous
         assert len(compiled) == len(pure) == len(reference)
 
 
@@ -125,14 +135,8 @@ def test_a_grown_table_is_the_same_compiled_or_not(digests: list[int], size: int
         value = (digest & ((1 << 64) - 1)) or 1
         table[results._slot(table, value)] = value
     compiled = results._grown(table)
-    previous = os.environ.get("LDIDS_PURE_PYTHON")
-    os.environ["LDIDS_PURE_PYTHON"] = "1"
-    try:
+    with _pure_python():
         reference = results._grown(table)
-    finally:
-        os.environ.pop("LDIDS_PURE_PYTHON")
-        if previous is not None:
-            os.environ["LDIDS_PURE_PYTHON"] = previous
     assert compiled == reference
     assert sorted(value for value in compiled if value) == sorted(value for value in table if value)
 
